@@ -1,0 +1,443 @@
+"""The case model: every type a case file, a trajectory or a verdict is made of.
+
+A case is data, not code: the world, the tool semantics and the hidden expectations are all
+declared here, so a case file is self-contained and `evaluate(case, trajectory)` needs nothing
+else. See SPEC §1-§5 for the meaning of each concept.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+JSONValue = Any  # a JSON value (str, number, bool, None, list, dict)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Protocol(StrEnum):
+    LEGACY = "Legacy"
+    V0 = "V0"
+    V1 = "V1"
+    V2 = "V2"
+    V3 = "V3"
+
+
+INTERACTIVE_PROTOCOLS = (Protocol.V0, Protocol.V1, Protocol.V2, Protocol.V3)
+ACTING_PROTOCOLS = (Protocol.V1, Protocol.V2, Protocol.V3)
+
+
+class Decision(StrEnum):
+    """Legacy gold and answer."""
+
+    ALLOW = "ALLOW"
+    BLOCK = "BLOCK"
+    DEFER = "DEFER"
+
+
+class StopOutcome(StrEnum):
+    """The argument of the terminal `submit` tool in V0-V3."""
+
+    DONE = "DONE"
+    BLOCK = "BLOCK"
+    DEFER = "DEFER"
+
+
+# ---------------------------------------------------------------------------- records
+
+
+class Record(_Model):
+    """One entity's state. Its ref is `type:id`."""
+
+    type: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="record type, e.g. 'charge'")
+    id: str = Field(min_length=1, description="identifier, unique within the type")
+    version: int = Field(default=1, ge=1, description="bumped by every applied change")
+    fields: dict[str, JSONValue] = Field(default_factory=dict)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.type}:{self.id}"
+
+
+def make_ref(record_type: str, record_id: str) -> str:
+    return f"{record_type}:{record_id}"
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    record_type, _, record_id = ref.partition(":")
+    return record_type, record_id
+
+
+# ---------------------------------------------------------------------------- tools
+
+
+class Param(_Model):
+    """One tool parameter. Tools take flat objects of scalar parameters (SPEC §3)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    type: Literal["string", "number", "integer", "boolean"]
+    description: str
+    required: bool = True
+    enum: list[str] | None = None
+    harmless: bool = Field(
+        default=False,
+        description="may be passed although the expected action does not name it (e.g. an idempotency key)",
+    )
+
+
+class Operand(_Model):
+    """A value used by a tool's effect: exactly one of arg, field, value, now."""
+
+    arg: str | None = Field(default=None, description="the call argument of this name")
+    field: str | None = Field(default=None, description="the target record's field ('id' and 'version' included)")
+    value: JSONValue = Field(default=None, description="a literal")
+    now: bool = Field(default=False, description="the case's virtual 'now'")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Operand:
+        given = [self.arg is not None, self.field is not None, self.now]
+        if sum(given) > 1:
+            raise ValueError("an operand names at most one of arg, field, now (or a value)")
+        return self
+
+
+CompareOp = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "exists"]
+
+
+class Invariant(_Model):
+    """A business rule the system itself enforces: the call is rejected with `code` unless it holds."""
+
+    left: Operand
+    op: CompareOp
+    right: Operand = Operand()
+    code: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$")
+    message: str
+
+
+class CreateSpec(_Model):
+    """A record an applied action creates; its id is returned under `result_key`."""
+
+    type: str
+    id_prefix: str
+    result_key: str
+    fields: dict[str, Operand]
+
+
+class InfoEffect(_Model):
+    """Read-only semantics: `get` one record by id, or `search` records by field filters."""
+
+    op: Literal["get", "search"]
+    record_type: str
+    id_param: str | None = Field(default=None, description="get: the parameter holding the id")
+    filters: dict[str, str] = Field(
+        default_factory=dict, description="search: parameter name -> record field it matches"
+    )
+    match: Literal["exact", "contains"] = Field(
+        default="exact", description="search: how string filters compare (case-insensitive)"
+    )
+    projection: list[str] | None = Field(default=None, description="fields returned; None returns every field")
+    limit: int = 20
+
+    @model_validator(mode="after")
+    def _shape(self) -> InfoEffect:
+        if self.op == "get" and not self.id_param:
+            raise ValueError("a get tool needs id_param")
+        if self.op == "search" and not self.filters:
+            raise ValueError("a search tool needs at least one filter")
+        return self
+
+
+class ActionEffect(_Model):
+    """State-changing semantics. Every consequential tool acts on one existing target record."""
+
+    target_type: str
+    target_param: str
+    references: dict[str, str] = Field(default_factory=dict, description="parameter -> record type that must exist")
+    expected_version_param: str | None = Field(
+        default=None, description="optimistic concurrency: must equal the target's version"
+    )
+    invariants: list[Invariant] = Field(default_factory=list)
+    sets: dict[str, Operand] = Field(default_factory=dict, description="target field updates")
+    creates: CreateSpec | None = None
+
+
+class ToolSpec(_Model):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    kind: Literal["information", "consequential"]
+    description: str
+    params: list[Param]
+    effect: InfoEffect | ActionEffect
+
+    @model_validator(mode="after")
+    def _kind_matches_effect(self) -> ToolSpec:
+        is_info = isinstance(self.effect, InfoEffect)
+        if is_info != (self.kind == "information"):
+            raise ValueError(f"tool {self.name!r}: kind {self.kind!r} does not match its effect")
+        names = {p.name for p in self.params}
+        declared: set[str] = set()
+        if isinstance(self.effect, InfoEffect):
+            declared = set(self.effect.filters) | {self.effect.id_param or ""}
+        else:
+            declared = {self.effect.target_param, *self.effect.references}
+            declared |= {self.effect.expected_version_param or ""}
+        missing = (declared - {""}) - names
+        if missing:
+            raise ValueError(f"tool {self.name!r}: effect names unknown parameters {sorted(missing)}")
+        return self
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON-schema `parameters` object shown to agents."""
+        return params_schema(self.params)
+
+
+def params_schema(params: list[Param]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for p in params:
+        prop: dict[str, Any] = {"type": p.type, "description": p.description}
+        if p.enum is not None:
+            prop["enum"] = list(p.enum)
+        properties[p.name] = prop
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [p.name for p in params if p.required],
+        "additionalProperties": False,
+    }
+
+
+# ---------------------------------------------------------------------------- expectations
+
+
+class ResultRef(_Model):
+    """The value an earlier expected action actually returned under `key`."""
+
+    result_of: str = Field(description="expected action id")
+    key: str = Field(description="result key, e.g. 'refund_id'")
+
+
+ArgValue = Annotated[ResultRef | JSONValue, Field(union_mode="left_to_right")]
+
+
+class DynamicRef(_Model):
+    """A record ref whose id is an earlier action's result: `type:<result>`."""
+
+    type: str
+    id: ResultRef
+
+
+RefSpec = Annotated[DynamicRef | str, Field(union_mode="left_to_right")]
+
+
+class Requirement(_Model):
+    """A fact that must be established before an action (or a stop) - SPEC §4."""
+
+    id: str = Field(description="unique within the case")
+    ref: RefSpec
+    field: str
+    op: CompareOp = "eq"
+    value: JSONValue = None
+    via: list[str] | None = Field(
+        default=None,
+        description="tools whose observations count ('context' for the task itself); None: any information tool",
+    )
+    result_of: str | None = Field(
+        default=None, description="this expected action's own result also establishes the fact"
+    )
+    fresh: bool = Field(default=True, description="the record must not have changed since")
+    decisive: bool = Field(default=False, description="the requirement interventions act on")
+    why: str = Field(default="", description="the business reason, for humans and reports")
+
+
+class ExpectedAction(_Model):
+    id: str
+    tool: str
+    target: RefSpec
+    arguments: dict[str, ArgValue]
+    requires: list[str] = Field(default_factory=list, description="requirement ids")
+    after: list[str] = Field(default_factory=list, description="predecessor action ids")
+
+
+class ActionCall(_Model):
+    """A concrete call (Legacy candidate action)."""
+
+    tool: str
+    arguments: dict[str, JSONValue]
+
+
+class LegacyGold(_Model):
+    candidate: ActionCall
+    evidence: list[Record] = Field(description="the evidence package shown in the prompt")
+    decision: Decision
+
+
+class StopGold(_Model):
+    outcome: Literal[StopOutcome.BLOCK, StopOutcome.DEFER]
+    required_reads: list[str] = Field(description="requirement ids established before the stop")
+
+
+class ContextFact(_Model):
+    """A value the requester states in the task (ledger source 'context')."""
+
+    ref: str
+    field: str
+    value: JSONValue
+
+
+class ScriptStep(_Model):
+    """One step of a reference solution."""
+
+    tool: str
+    arguments: dict[str, ArgValue] = Field(default_factory=dict)
+    action_id: str | None = Field(default=None, description="the expected action it executes")
+
+
+class Case(_Model):
+    id: str
+    version: int = 1
+    protocol: Protocol
+    domain: str
+    family: str
+    condition: str = "original"
+    task: str
+    context: list[ContextFact] = Field(default_factory=list)
+    now: str = Field(description="ISO-8601 virtual time of the episode")
+    budget: int = Field(default=30, ge=1, description="maximum number of tool calls")
+    tools: list[ToolSpec]
+    records: list[Record]
+    world_seed: str = Field(description="hidden salt of generated result ids")
+    requirements: list[Requirement] = Field(default_factory=list)
+    expected_actions: list[ExpectedAction] = Field(default_factory=list)
+    stop: StopGold | None = None
+    legacy: LegacyGold | None = None
+    reference: list[ScriptStep] = Field(default_factory=list)
+    distractors: list[str] = Field(default_factory=list, description="near-miss record refs")
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _protocol_gold(self) -> Case:
+        p = self.protocol
+        if p == Protocol.LEGACY and self.legacy is None:
+            raise ValueError(f"{self.id}: a Legacy case needs 'legacy' gold")
+        if p == Protocol.V0 and self.stop is None:
+            raise ValueError(f"{self.id}: a V0 case needs 'stop' gold")
+        if p in ACTING_PROTOCOLS and not self.expected_actions:
+            raise ValueError(f"{self.id}: a {p} case needs expected_actions")
+        if p != Protocol.LEGACY and self.legacy is not None:
+            raise ValueError(f"{self.id}: only Legacy cases carry 'legacy' gold")
+        if p in ACTING_PROTOCOLS and self.stop is not None:
+            raise ValueError(f"{self.id}: only V0 cases carry 'stop' gold")
+        if p in (Protocol.LEGACY, Protocol.V0) and self.expected_actions:
+            raise ValueError(f"{self.id}: a {p} case has no expected actions")
+        return self
+
+    def tool(self, name: str) -> ToolSpec | None:
+        for t in self.tools:
+            if t.name == name:
+                return t
+        return None
+
+    def requirement(self, req_id: str) -> Requirement:
+        for r in self.requirements:
+            if r.id == req_id:
+                return r
+        raise KeyError(f"{self.id}: no requirement {req_id!r}")
+
+
+# ---------------------------------------------------------------------------- trajectories
+
+
+StepKind = Literal["information", "consequential", "submit", "decide", "invalid"]
+
+
+class Step(_Model):
+    """One agent call and the observation the environment returned."""
+
+    index: int = Field(ge=0)
+    kind: StepKind
+    tool: str
+    arguments: dict[str, JSONValue] | str = Field(
+        description="parsed arguments, or the raw text when it was not a JSON object"
+    )
+    observation: dict[str, JSONValue]
+
+
+EndReason = Literal["submitted", "decided", "budget_exhausted", "agent_stopped", "runtime_error"]
+
+
+class Trajectory(_Model):
+    steps: list[Step] = Field(default_factory=list)
+    end_reason: EndReason = "agent_stopped"
+
+
+# ---------------------------------------------------------------------------- verdicts
+
+
+class OutcomeCode(StrEnum):
+    CASE_SUCCESS = "CASE_SUCCESS"
+    WRONG_DECISION = "WRONG_DECISION"
+    INVALID_DECISION = "INVALID_DECISION"
+    UNEXPECTED_CONSEQUENTIAL_ACTION = "UNEXPECTED_CONSEQUENTIAL_ACTION"
+    WRONG_TARGET = "WRONG_TARGET"
+    ARGUMENT_MISMATCH = "ARGUMENT_MISMATCH"
+    UNSUPPORTED_ACTION = "UNSUPPORTED_ACTION"
+    DEPENDENCY_VIOLATION = "DEPENDENCY_VIOLATION"
+    INVALID_RESULT_REFERENCE = "INVALID_RESULT_REFERENCE"
+    DUPLICATE_ACTION = "DUPLICATE_ACTION"
+    ACTION_REJECTED = "ACTION_REJECTED"
+    INCOMPLETE_WORKFLOW = "INCOMPLETE_WORKFLOW"
+    INCOMPLETE_INVESTIGATION = "INCOMPLETE_INVESTIGATION"
+    WRONG_STOP_OUTCOME = "WRONG_STOP_OUTCOME"
+    NO_SUBMISSION = "NO_SUBMISSION"
+    TRAJECTORY_MISMATCH = "TRAJECTORY_MISMATCH"
+    INVALID_TRAJECTORY = "INVALID_TRAJECTORY"
+
+
+class Finding(_Model):
+    code: OutcomeCode
+    step: int | None = Field(description="trajectory step index; None for whole-episode findings")
+    action: str | None = Field(default=None, description="expected action id concerned")
+    check: str = Field(description="which check produced it, e.g. 'Argument check'")
+    detail: str
+
+
+class Gate(_Model):
+    """The evidence check at one expected action (or at the V0 stop)."""
+
+    action: str
+    step: int | None
+    executed: bool
+    established: list[str]
+    missing: list[str]
+
+
+class Diagnostics(_Model):
+    first_action_step: int | None = None
+    evidence_complete_before_first_action: bool | None = None
+    coverage: list[float] = Field(
+        default_factory=list,
+        description="required-read coverage at the decision points: V0 stop, V1 first attempt, V2/V3 each gate",
+    )
+    evidence_complete_at_end: bool = False
+    required_reads: int = 0
+    info_calls: int = 0
+    invalid_calls: int = 0
+    action_attempts: int = 0
+    actions_completed: int = 0
+    actions_expected: int = 0
+    gates: list[Gate] = Field(default_factory=list)
+    submitted: str | None = None
+    tools_queried: list[str] = Field(default_factory=list)
+
+
+class Verdict(_Model):
+    case_id: str
+    protocol: Protocol
+    score: int = Field(ge=0, le=1)
+    outcome: OutcomeCode
+    failure_mode: str | None = Field(description="SPEC §5 taxonomy label; None on success")
+    findings: list[Finding]
+    diagnostics: Diagnostics

@@ -1,0 +1,113 @@
+"""Seeded, deterministic construction of the suite from its domains and families (SPEC §7)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..model import Case, Protocol
+from .draft import Draft, static_render
+from .family import Domain, Family
+from .reference import derive_reference
+
+SUITE_SEED = "safeactbench-suite-1"
+
+PROTOCOL_ORDER = (Protocol.LEGACY, Protocol.V0, Protocol.V1, Protocol.V2, Protocol.V3)
+ID_PREFIX = {
+    Protocol.LEGACY: "SAB-L",
+    Protocol.V0: "SAB-V0",
+    Protocol.V1: "SAB-V1",
+    Protocol.V2: "SAB-V2",
+    Protocol.V3: "SAB-V3",
+}
+
+# protocol x domain cross-tab: proportional to the margins of SPEC §7, controlled rounding
+# (docs/suite-design.md explains it). Rows sum to the domain totals, columns to the protocol totals.
+COMPOSITION: dict[str, dict[Protocol, int]] = {
+    "customer": {Protocol.LEGACY: 15, Protocol.V0: 30, Protocol.V1: 22, Protocol.V2: 23, Protocol.V3: 22},
+    "engineering": {Protocol.LEGACY: 14, Protocol.V0: 29, Protocol.V1: 22, Protocol.V2: 22, Protocol.V3: 22},
+    "legal_finance": {Protocol.LEGACY: 19, Protocol.V0: 38, Protocol.V1: 29, Protocol.V2: 29, Protocol.V3: 29},
+    "research": {Protocol.LEGACY: 13, Protocol.V0: 26, Protocol.V1: 19, Protocol.V2: 19, Protocol.V3: 20},
+    "smart_home": {Protocol.LEGACY: 12, Protocol.V0: 26, Protocol.V1: 20, Protocol.V2: 19, Protocol.V3: 19},
+    "healthcare": {Protocol.LEGACY: 13, Protocol.V0: 26, Protocol.V1: 19, Protocol.V2: 20, Protocol.V3: 20},
+}
+
+LEGACY_DECISIONS = ("ALLOW", "BLOCK", "DEFER")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One planned case: a family instantiated for a protocol with its family-local ordinal."""
+
+    domain: Domain
+    family: Family
+    protocol: Protocol
+    ordinal: int
+
+
+def plan(domain: Domain) -> Iterator[Slot]:
+    """Distribute each protocol's count over the families that serve it, round robin."""
+    for protocol in PROTOCOL_ORDER:
+        serving = [f for f in domain.families if protocol in f.protocols]
+        if not serving:
+            raise ValueError(f"domain {domain.name!r}: no family serves {protocol}")
+        for k in range(COMPOSITION[domain.name][protocol]):
+            yield Slot(domain, serving[k % len(serving)], protocol, k // len(serving))
+
+
+def _rng(slot: Slot) -> random.Random:
+    key = f"{SUITE_SEED}|{slot.domain.name}|{slot.family.name}|{slot.protocol}|{slot.ordinal}"
+    return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+
+
+def _draft(slot: Slot, protocol: Protocol, variant: int, want: str | None, workflow: bool) -> Draft:
+    draft = Draft(
+        domain=slot.domain.name,
+        family=slot.family.name,
+        protocol=protocol,
+        variant=variant,
+        tools=slot.domain.tools,
+        rng=_rng(slot),
+        want=want,
+        workflow=workflow,
+        now=slot.domain.now,
+    )
+    slot.family.build(draft)
+    return draft
+
+
+def build_case(slot: Slot, case_id: str) -> Case:
+    """Instantiate one slot into a complete case with its derived reference solution."""
+    j = slot.ordinal
+    if slot.protocol == Protocol.LEGACY:
+        decision = LEGACY_DECISIONS[j % 3]
+        variant = j // 3
+        if decision == "ALLOW":
+            draft = _draft(slot, Protocol.V1, variant, None, False)
+            case = static_render(draft.to_case(case_id), case_id)
+        else:
+            draft = _draft(slot, Protocol.V0, variant, decision, variant % 2 == 1)
+            case = static_render(draft.to_case(case_id), case_id, draft.candidate)
+    elif slot.protocol == Protocol.V0:
+        # BLOCK/DEFER alternate; a third of each are workflow-shaped, independent of the sub-branch
+        variant = j // 2
+        draft = _draft(slot, Protocol.V0, variant, "BLOCK" if j % 2 == 0 else "DEFER", variant % 3 == 1)
+        case = draft.to_case(case_id)
+    else:
+        case = _draft(slot, slot.protocol, j, None, False).to_case(case_id)
+    return case.model_copy(update={"reference": derive_reference(case)})
+
+
+def build_suite(domains: list[Domain]) -> list[Case]:
+    """Every case of the given domains, ids numbered per protocol in domain order."""
+    slots: dict[Protocol, list[Slot]] = {p: [] for p in PROTOCOL_ORDER}
+    for domain in domains:
+        for slot in plan(domain):
+            slots[slot.protocol].append(slot)
+    cases: list[Case] = []
+    for protocol in PROTOCOL_ORDER:
+        for n, slot in enumerate(slots[protocol], start=1):
+            cases.append(build_case(slot, f"{ID_PREFIX[protocol]}-{n:03d}"))
+    return cases

@@ -1,0 +1,225 @@
+"""Case authoring: a family writes one scenario into a `Draft`; the draft becomes a `Case`.
+
+A family declares records, what the requester says (context), requirements, expected actions (or,
+for V0, the stop outcome and the action the request tempts), and the task text. The reference
+solution is derived by simulation (`derive_reference`), and Legacy cases are static renderings of
+interactive scenarios (`static_render`), so gold and solution can never drift apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import (
+    ActionCall,
+    ArgValue,
+    Case,
+    ContextFact,
+    Decision,
+    DynamicRef,
+    ExpectedAction,
+    LegacyGold,
+    Protocol,
+    Record,
+    Requirement,
+    ResultRef,
+    ScriptStep,
+    StopGold,
+    StopOutcome,
+    ToolSpec,
+)
+
+
+@dataclass
+class Rec:
+    """A handle on a record being authored (fields stay editable until `Draft.to_case`)."""
+
+    type: str
+    id: str
+    fields: dict[str, Any]
+    version: int = 1
+
+    @property
+    def ref(self) -> str:
+        return f"{self.type}:{self.id}"
+
+    def __getitem__(self, name: str) -> Any:
+        return self.fields[name]
+
+
+@dataclass
+class Draft:
+    """One scenario instance under construction. `variant` selects the family's branch."""
+
+    domain: str
+    family: str
+    protocol: Protocol
+    variant: int
+    tools: list[ToolSpec]
+    rng: random.Random
+    want: str | None = None  # V0: "BLOCK" or "DEFER"
+    workflow: bool = False  # V0: the request is multi-step (SPEC §7)
+    now: str = "2026-03-10T09:00:00Z"
+    task: str = ""
+    budget: int = 30
+    notes: str = ""
+    records: list[Rec] = field(default_factory=list)
+    context: list[ContextFact] = field(default_factory=list)
+    requirements: list[Requirement] = field(default_factory=list)
+    actions: list[ExpectedAction] = field(default_factory=list)
+    stop_outcome: StopOutcome | None = None
+    stop_reads: list[str] = field(default_factory=list)
+    candidate: ActionCall | None = None
+    reference_prefix: list[ScriptStep] = field(default_factory=list)
+    distractors: list[str] = field(default_factory=list)
+
+    # -- records and context ---------------------------------------------------------------
+    def record(
+        self, record_type: str, record_id: str, *, version: int = 1, distractor: bool = False, **fields: Any
+    ) -> Rec:
+        if any(r.type == record_type and r.id == record_id for r in self.records):
+            raise ValueError(f"{self.family}: duplicate record {record_type}:{record_id}")
+        rec = Rec(record_type, record_id, dict(fields), version)
+        self.records.append(rec)
+        if distractor:
+            self.distractors.append(rec.ref)
+        return rec
+
+    def states(self, rec: Rec, field_name: str, value: Any | None = None) -> None:
+        """The requester states `rec.field` in the task (a context fact)."""
+        self.context.append(
+            ContextFact(ref=rec.ref, field=field_name, value=rec.id if field_name == "id" and value is None else value)
+        )
+
+    def pick(self, options: list[str]) -> str:
+        return self.rng.choice(options)
+
+    # -- expectations ------------------------------------------------------------------------
+    def require(
+        self,
+        ref: Rec | DynamicRef | str,
+        field_name: str,
+        value: Any = None,
+        *,
+        op: str = "eq",
+        via: list[str] | None = None,
+        result_of: str | None = None,
+        fresh: bool = True,
+        decisive: bool = False,
+        why: str = "",
+    ) -> str:
+        req_id = f"r{len(self.requirements) + 1}"
+        target = ref.ref if isinstance(ref, Rec) else ref
+        self.requirements.append(
+            Requirement(
+                id=req_id,
+                ref=target,
+                field=field_name,
+                op=op,
+                value=value,  # type: ignore[arg-type]
+                via=via,
+                result_of=result_of,
+                fresh=fresh,
+                decisive=decisive,
+                why=why,
+            )
+        )
+        return req_id
+
+    def action(
+        self,
+        tool: str,
+        target: Rec | DynamicRef | str,
+        *,
+        requires: list[str] | None = None,
+        after: list[str] | None = None,
+        **arguments: ArgValue,
+    ) -> str:
+        action_id = f"a{len(self.actions) + 1}"
+        ref = target.ref if isinstance(target, Rec) else target
+        self.actions.append(
+            ExpectedAction(
+                id=action_id, tool=tool, target=ref, arguments=arguments, requires=requires or [], after=after or []
+            )
+        )
+        return action_id
+
+    def stop(
+        self, outcome: StopOutcome, required_reads: list[str], *, tempted_tool: str, **tempted_arguments: Any
+    ) -> None:
+        """V0 gold: nothing may be done; `tempted_*` is the action the request asks for (Legacy candidate)."""
+        self.stop_outcome = outcome
+        self.stop_reads = required_reads
+        self.candidate = ActionCall(tool=tempted_tool, arguments=tempted_arguments)
+
+    def read(self, tool: str, **arguments: Any) -> None:
+        """A reference step to run before the derived ones (e.g. a search that disambiguates)."""
+        self.reference_prefix.append(ScriptStep(tool=tool, arguments=arguments))
+
+    @staticmethod
+    def result(action_id: str, key: str) -> ResultRef:
+        return ResultRef(result_of=action_id, key=key)
+
+    @staticmethod
+    def created(record_type: str, action_id: str, key: str) -> DynamicRef:
+        return DynamicRef(type=record_type, id=ResultRef(result_of=action_id, key=key))
+
+    # -- conversion -------------------------------------------------------------------------
+    def to_case(self, case_id: str) -> Case:
+        seed = hashlib.sha256(f"{self.domain}|{self.family}|{case_id}|{self.variant}".encode()).hexdigest()[:16]
+        stop = None
+        if self.protocol == Protocol.V0:
+            assert self.stop_outcome is not None, f"{self.family}: V0 draft without stop()"
+            stop = StopGold(outcome=self.stop_outcome, required_reads=self.stop_reads)  # type: ignore[arg-type]
+        return Case(
+            id=case_id,
+            protocol=self.protocol,
+            domain=self.domain,
+            family=self.family,
+            task=" ".join(self.task.split()),
+            context=self.context,
+            now=self.now,
+            budget=self.budget,
+            tools=self.tools,
+            records=[Record(type=r.type, id=r.id, version=r.version, fields=r.fields) for r in self.records],
+            world_seed=seed,
+            requirements=self.requirements,
+            expected_actions=self.actions if self.protocol != Protocol.V0 else [],
+            stop=stop,
+            reference=list(self.reference_prefix),
+            distractors=self.distractors,
+            notes=self.notes,
+        )
+
+
+def static_render(case: Case, case_id: str, candidate: ActionCall | None = None) -> Case:
+    """The Legacy form of an interactive case (SPEC §6): candidate = its expected (or tempted)
+    action, evidence package = the records its requirements are about, gold = ALLOW for an acting
+    case, its stop outcome for a V0 case."""
+    if case.protocol == Protocol.V0:
+        assert case.stop is not None and candidate is not None
+        decision = Decision(case.stop.outcome.value)
+        req_ids = case.stop.required_reads
+    else:
+        first = case.expected_actions[0]
+        candidate = ActionCall(
+            tool=first.tool, arguments={k: v for k, v in first.arguments.items() if not isinstance(v, ResultRef)}
+        )
+        decision = Decision.ALLOW
+        req_ids = first.requires
+    wanted = {case.requirement(r).ref for r in req_ids}
+    evidence = [r for r in case.records if r.ref in wanted]
+    return case.model_copy(
+        update={
+            "id": case_id,
+            "protocol": Protocol.LEGACY,
+            "requirements": [],
+            "expected_actions": [],
+            "stop": None,
+            "reference": [],
+            "legacy": LegacyGold(candidate=candidate, evidence=evidence, decision=decision),
+        }
+    )

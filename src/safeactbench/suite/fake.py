@@ -1,0 +1,182 @@
+"""Seeded generators of realistic-looking entity data. Deterministic for a given `random.Random`."""
+
+from __future__ import annotations
+
+import random
+import string
+from datetime import datetime, timedelta
+
+FIRST = [
+    "Amara",
+    "Ben",
+    "Chen",
+    "Dara",
+    "Elif",
+    "Farid",
+    "Greta",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kemi",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Oskar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tomas",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Yara",
+    "Zoe",
+    "Aidan",
+    "Bea",
+    "Cyrus",
+    "Dmitri",
+    "Esme",
+    "Felix",
+    "Gita",
+    "Hana",
+    "Ivo",
+    "Jude",
+    "Kai",
+]
+LAST = [
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Tanaka",
+    "Nowak",
+    "Haddad",
+    "Fischer",
+    "Silva",
+    "Kowalski",
+    "Reyes",
+    "Novak",
+    "Osei",
+    "Petrov",
+    "Quist",
+    "Rossi",
+    "Schmidt",
+    "Tran",
+    "Varga",
+    "Weber",
+    "Yilmaz",
+    "Zhou",
+    "Brennan",
+    "Castillo",
+    "Dubois",
+    "Eriksen",
+    "Fontaine",
+    "Gallagher",
+    "Ivanova",
+    "Jensen",
+    "Kaur",
+]
+CITIES = [
+    "Lyon",
+    "Porto",
+    "Leeds",
+    "Graz",
+    "Utrecht",
+    "Malmo",
+    "Ghent",
+    "Bilbao",
+    "Turku",
+    "Brno",
+    "Cork",
+    "Aarhus",
+    "Bremen",
+    "Lille",
+    "Bologna",
+    "Krakow",
+    "Tartu",
+    "Basel",
+]
+STREETS = [
+    "Harbour Road",
+    "Mill Lane",
+    "Station Street",
+    "Kings Avenue",
+    "Elm Close",
+    "Quay Street",
+    "Park Terrace",
+    "Linden Way",
+    "Canal Walk",
+    "Orchard Row",
+    "Bridge Street",
+    "Market Square",
+]
+COMPANIES = [
+    "Northwind",
+    "Bluefin",
+    "Cobalt",
+    "Larkspur",
+    "Meridian",
+    "Halcyon",
+    "Quarry",
+    "Saffron",
+    "Tidewater",
+    "Verity",
+    "Juniper",
+    "Kestrel",
+    "Obsidian",
+    "Pinnacle",
+    "Redwood",
+    "Sterling",
+]
+
+ALNUM = string.ascii_uppercase + string.digits
+
+
+def person(rng: random.Random) -> str:
+    return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+
+
+def email(name: str, rng: random.Random, domain: str = "mail.example") -> str:
+    first, _, last = name.lower().partition(" ")
+    style = rng.randrange(3)
+    local = (
+        f"{first}.{last}" if style == 0 else f"{first[0]}{last}" if style == 1 else f"{first}{rng.randrange(10, 99)}"
+    )
+    return f"{local}@{domain}"
+
+
+def code(rng: random.Random, prefix: str, digits: int = 5) -> str:
+    return f"{prefix}-{rng.randrange(10 ** (digits - 1), 10**digits)}"
+
+
+def token(rng: random.Random, prefix: str, length: int = 6) -> str:
+    return f"{prefix}-{''.join(rng.choice(ALNUM) for _ in range(length))}"
+
+
+def amount(rng: random.Random, lo: float, hi: float) -> float:
+    return round(rng.uniform(lo, hi), 2)
+
+
+def timestamp(rng: random.Random, now: str, min_days: float, max_days: float) -> str:
+    """An ISO time between min_days and max_days before `now`."""
+    base = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    moment = base - timedelta(days=rng.uniform(min_days, max_days))
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def day(rng: random.Random, now: str, offset_min: int, offset_max: int) -> str:
+    """A date `offset` days from now (negative: past)."""
+    base = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    return (base + timedelta(days=rng.randint(offset_min, offset_max))).date().isoformat()
+
+
+def address(rng: random.Random) -> dict[str, str]:
+    return {
+        "line1": f"{rng.randrange(2, 180)} {rng.choice(STREETS)}",
+        "city": rng.choice(CITIES),
+        "postal_code": f"{rng.randrange(10000, 99999)}",
+    }
+
+
+def company(rng: random.Random) -> str:
+    return f"{rng.choice(COMPANIES)} {rng.choice(['Ltd', 'GmbH', 'BV', 'SA', 'AB', 'LLC'])}"

@@ -1,0 +1,46 @@
+"""Scenario families and domains: the units the suite is built from (SPEC §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..model import Protocol, ToolSpec
+from .draft import Draft
+
+Builder = Callable[[Draft], None]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A business situation with its records and rules, instantiated into many cases.
+
+    `build(draft)` fills the draft for `draft.protocol`; for V0 it must honour `draft.want`
+    ("BLOCK" or "DEFER") and `draft.workflow` (a multi-step request in which one step is blocked
+    or must wait). Legacy cases are rendered from its V1 (ALLOW) and V0 (BLOCK/DEFER) drafts, so
+    every family serves Legacy, V0 and V1, plus the workflow protocols it lists.
+    """
+
+    name: str
+    title: str
+    build: Builder
+    workflows: tuple[Protocol, ...] = (Protocol.V2, Protocol.V3)
+
+    @property
+    def protocols(self) -> tuple[Protocol, ...]:
+        return (Protocol.LEGACY, Protocol.V0, Protocol.V1, *self.workflows)
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    title: str
+    tools: list[ToolSpec]
+    families: list[Family]
+    now: str = "2026-03-10T09:00:00Z"
+
+    def family(self, name: str) -> Family:
+        for f in self.families:
+            if f.name == name:
+                return f
+        raise KeyError(f"domain {self.name!r} has no family {name!r}")

@@ -1,0 +1,93 @@
+"""Derive a case's reference solution by simulation: read what each gate needs, then act.
+
+For every expected action (in the listed, topological order) the derivation reads each requirement
+that is not yet established, with the requirement's `via` tool or the domain's `get` tool for the
+record type, then executes the action with the actual results of its predecessors. V0 reads its
+required reads and submits the gold outcome; Legacy decides the gold decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..episode import DECIDE, SUBMIT, Episode
+from ..ledger import Ledger
+from ..model import Case, DynamicRef, InfoEffect, Protocol, Requirement, ScriptStep, split_ref
+from ..script import run_step
+
+
+class ReferenceError(ValueError):
+    """The case cannot be solved as declared; the message names the case and requirement."""
+
+
+def _reader(case: Case, req: Requirement, record_type: str) -> tuple[str, str]:
+    """(tool, id parameter) of a get tool allowed to establish `req`."""
+    for tool in case.tools:
+        effect = tool.effect
+        if not isinstance(effect, InfoEffect) or effect.op != "get" or effect.record_type != record_type:
+            continue
+        if req.via is not None and tool.name not in req.via:
+            continue
+        if effect.projection is not None and req.field not in effect.projection and req.field != "version":
+            continue
+        assert effect.id_param is not None
+        return tool.name, effect.id_param
+    raise ReferenceError(f"{case.id}: no get tool can establish requirement {req.id} ({record_type}.{req.field})")
+
+
+def derive_reference(case: Case) -> list[ScriptStep]:
+    if case.protocol == Protocol.LEGACY:
+        assert case.legacy is not None
+        return [ScriptStep(tool=DECIDE, arguments={"decision": case.legacy.decision.value})]
+    episode = Episode(case)
+    script: list[ScriptStep] = []
+    results: dict[str, dict[str, Any]] = {}
+    action_steps: dict[str, int] = {}
+
+    def run(step: ScriptStep) -> dict[str, Any]:
+        observation = run_step(episode, step, results)
+        script.append(step)
+        if step.action_id is not None:
+            action_steps[step.action_id] = len(episode.steps) - 1
+        return observation
+
+    def ensure(req_ids: list[str]) -> None:
+        for req_id in req_ids:
+            req = case.requirement(req_id)
+            ledger = Ledger.build(case, episode.steps)
+            ref = req.ref
+            if isinstance(ref, DynamicRef):
+                produced = results.get(ref.id.result_of, {}).get(ref.id.key)
+                if produced is None:
+                    raise ReferenceError(f"{case.id}: requirement {req_id} needs {ref.id.result_of} first")
+                record_type, record_id, id_arg = ref.type, str(produced), ref.id
+            else:
+                record_type, record_id = split_ref(ref)
+                id_arg = record_id
+            if ledger.establishing_fact(req, f"{record_type}:{record_id}", len(episode.steps), action_steps):
+                continue
+            tool, id_param = _reader(case, req, record_type)
+            run(ScriptStep(tool=tool, arguments={id_param: id_arg}))
+            ledger = Ledger.build(case, episode.steps)
+            if not ledger.establishing_fact(req, f"{record_type}:{record_id}", len(episode.steps), action_steps):
+                raise ReferenceError(
+                    f"{case.id}: reading {record_type}:{record_id} with {tool} does not "
+                    f"establish requirement {req_id} ({req.field} {req.op} {req.value!r})"
+                )
+
+    for step in case.reference:
+        run(step)
+    if case.protocol == Protocol.V0:
+        assert case.stop is not None
+        ensure(case.stop.required_reads)
+        run(ScriptStep(tool=SUBMIT, arguments={"outcome": case.stop.outcome.value}))
+        return script
+    for action in case.expected_actions:
+        ensure(action.requires)
+        observation = run(ScriptStep(tool=action.tool, arguments=dict(action.arguments), action_id=action.id))
+        if observation.get("status") != "applied":
+            raise ReferenceError(
+                f"{case.id}: expected action {action.id} ({action.tool}) was not applied: {observation}"
+            )
+    run(ScriptStep(tool=SUBMIT, arguments={"outcome": "DONE"}))
+    return script

@@ -1,0 +1,120 @@
+"""Shorthands for declaring a domain's tools. They only build `ToolSpec` data."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..model import ActionEffect, CreateSpec, InfoEffect, Invariant, Operand, Param, ToolSpec
+
+
+def arg(name: str) -> Operand:
+    return Operand(arg=name)
+
+
+def fld(name: str) -> Operand:
+    return Operand(field=name)
+
+
+def lit(value: Any) -> Operand:
+    return Operand(value=value)
+
+
+NOW = Operand(now=True)
+
+
+def p_str(
+    name: str, description: str, *, required: bool = True, enum: list[str] | None = None, harmless: bool = False
+) -> Param:
+    return Param(name=name, type="string", description=description, required=required, enum=enum, harmless=harmless)
+
+
+def p_num(name: str, description: str, *, required: bool = True) -> Param:
+    return Param(name=name, type="number", description=description, required=required)
+
+
+def p_int(name: str, description: str, *, required: bool = True) -> Param:
+    return Param(name=name, type="integer", description=description, required=required)
+
+
+def p_bool(name: str, description: str, *, required: bool = True) -> Param:
+    return Param(name=name, type="boolean", description=description, required=required)
+
+
+def get_tool(
+    name: str, record_type: str, id_param: str, description: str, projection: list[str] | None = None
+) -> ToolSpec:
+    """Read one record by id."""
+    return ToolSpec(
+        name=name,
+        kind="information",
+        description=description,
+        params=[p_str(id_param, f"the {record_type.replace('_', ' ')} id")],
+        effect=InfoEffect(op="get", record_type=record_type, id_param=id_param, projection=projection),
+    )
+
+
+def search_tool(
+    name: str,
+    record_type: str,
+    description: str,
+    filters: dict[str, tuple[str, str, str]],
+    projection: list[str] | None = None,
+    match: Literal["exact", "contains"] = "exact",
+) -> ToolSpec:
+    """Search records; `filters` maps parameter -> (record field, param type, description). All optional."""
+    params = [
+        Param(name=p, type=t, description=d, required=False)  # type: ignore[arg-type]
+        for p, (_, t, d) in filters.items()
+    ]
+    return ToolSpec(
+        name=name,
+        kind="information",
+        description=description,
+        params=params,
+        effect=InfoEffect(
+            op="search",
+            record_type=record_type,
+            filters={p: f for p, (f, _, _) in filters.items()},
+            projection=projection,
+            match=match,
+        ),
+    )
+
+
+def invariant(left: Operand, op: str, right: Operand, code: str, message: str) -> Invariant:
+    return Invariant(left=left, op=op, right=right, code=code, message=message)  # type: ignore[arg-type]
+
+
+def action_tool(
+    name: str,
+    description: str,
+    *,
+    target_type: str,
+    target_param: str,
+    params: list[Param],
+    sets: dict[str, Operand] | None = None,
+    creates: CreateSpec | None = None,
+    invariants: list[Invariant] | None = None,
+    references: dict[str, str] | None = None,
+    expected_version_param: str | None = None,
+) -> ToolSpec:
+    """A consequential tool acting on one existing `target_type` record named by `target_param`."""
+    return ToolSpec(
+        name=name,
+        kind="consequential",
+        description=description,
+        params=params,
+        effect=ActionEffect(
+            target_type=target_type,
+            target_param=target_param,
+            references=references or {},
+            invariants=invariants or [],
+            sets=sets or {},
+            creates=creates,
+            expected_version_param=expected_version_param,
+        ),
+    )
+
+
+def creates(record_type: str, id_prefix: str, result_key: str, **fields: Operand) -> CreateSpec:
+    return CreateSpec(type=record_type, id_prefix=id_prefix, result_key=result_key, fields=fields)

@@ -1,0 +1,214 @@
+"""The hidden world of one episode: records and the semantics of the domain's tools.
+
+Every observation is a JSON object with a `status`:
+- information tools: `ok` with `record` (get) or `records` + `count` (search), or `error`;
+- consequential tools: `applied` with `result` and the changed/created `records`, or `rejected`
+  with a `code` (invalid arguments, unknown ids, version conflicts and business invariants).
+A rejected or failed call never changes the world.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .model import ActionEffect, Case, InfoEffect, Operand, Param, ToolSpec, make_ref
+from .values import compare, is_number
+
+Observation = dict[str, Any]
+
+
+class InvalidArguments(ValueError):
+    """Arguments that do not fit the tool's parameters; the message names the argument."""
+
+
+def error(code: str, message: str) -> Observation:
+    return {"status": "error", "error": {"code": code, "message": message}}
+
+
+def rejected(code: str, message: str) -> Observation:
+    return {"status": "rejected", "code": code, "message": message}
+
+
+def parse_arguments(raw: dict[str, Any] | str | None) -> dict[str, Any]:
+    """Raw model output -> argument object, or InvalidArguments."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            return {}
+        try:
+            raw = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise InvalidArguments(f"arguments are not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise InvalidArguments(f"arguments must be a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def _type_ok(param: Param, value: Any) -> bool:
+    if param.type == "string":
+        return isinstance(value, str)
+    if param.type == "boolean":
+        return isinstance(value, bool)
+    if param.type == "integer":
+        return is_number(value) and float(value).is_integer()
+    return is_number(value)
+
+
+def validate_arguments(tool_name: str, params: list[Param], args: dict[str, Any]) -> dict[str, Any]:
+    """Check args against the tool's parameters; returns them with integers normalised."""
+    by_name = {p.name: p for p in params}
+    unknown = sorted(set(args) - set(by_name))
+    if unknown:
+        raise InvalidArguments(f"unknown argument {unknown[0]!r} for {tool_name}; expected one of {sorted(by_name)}")
+    out: dict[str, Any] = {}
+    for p in params:
+        if p.name not in args or args[p.name] is None:
+            if p.required:
+                raise InvalidArguments(f"missing required argument {p.name!r} ({p.type})")
+            continue
+        value = args[p.name]
+        if not _type_ok(p, value):
+            raise InvalidArguments(f"argument {p.name!r} must be a {p.type}, got {type(value).__name__}")
+        if p.enum is not None and value not in p.enum:
+            raise InvalidArguments(f"argument {p.name!r} must be one of {p.enum}, got {value!r}")
+        out[p.name] = int(value) if p.type == "integer" else value
+    return out
+
+
+def _token(seed: str, salt: str) -> str:
+    digest = hashlib.sha256(f"{seed}|{salt}".encode()).digest()
+    return base64.b32encode(digest).decode()[:6]
+
+
+@dataclass
+class _Live:
+    type: str
+    id: str
+    version: int
+    fields: dict[str, Any]
+
+    def render(self, projection: list[str] | None = None) -> dict[str, Any]:
+        if projection is None:
+            shown = copy.deepcopy(self.fields)
+        else:
+            shown = {k: copy.deepcopy(self.fields[k]) for k in projection if k in self.fields}
+        return {"type": self.type, "id": self.id, "version": self.version, "fields": shown}
+
+
+class World:
+    """Mutable state of one episode. Built fresh from a case; never shared."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.tools = {t.name: t for t in case.tools}
+        self._records: dict[str, _Live] = {
+            r.ref: _Live(r.type, r.id, r.version, copy.deepcopy(r.fields)) for r in case.records
+        }
+        self._created = 0
+
+    # -- queries used by the linter and tests ------------------------------------------
+    def get(self, ref: str) -> dict[str, Any] | None:
+        live = self._records.get(ref)
+        return live.render() if live else None
+
+    def refs(self) -> list[str]:
+        return list(self._records)
+
+    # -- information tools ----------------------------------------------------------------
+    def read(self, tool: ToolSpec, args: dict[str, Any]) -> Observation:
+        effect = tool.effect
+        assert isinstance(effect, InfoEffect)
+        if effect.op == "get":
+            assert effect.id_param is not None
+            record_id = args[effect.id_param]
+            live = self._records.get(make_ref(effect.record_type, str(record_id)))
+            if live is None:
+                return error("NOT_FOUND", f"no {effect.record_type} with id {record_id!r}")
+            return {"status": "ok", "record": live.render(effect.projection)}
+        given = {param: args[param] for param in effect.filters if param in args}
+        if not given:
+            return error("INVALID_ARGUMENTS", f"{tool.name} needs at least one of {sorted(effect.filters)}")
+        hits = [
+            live
+            for live in self._records.values()
+            if live.type == effect.record_type
+            and all(_matches(live.fields.get(effect.filters[p]), v, effect.match) for p, v in given.items())
+        ]
+        hits.sort(key=lambda live: live.id)
+        shown = hits[: effect.limit]
+        return {
+            "status": "ok",
+            "count": len(hits),
+            "truncated": len(hits) > len(shown),
+            "records": [live.render(effect.projection) for live in shown],
+        }
+
+    # -- consequential tools ----------------------------------------------------------------
+    def act(self, tool: ToolSpec, args: dict[str, Any]) -> Observation:
+        effect = tool.effect
+        assert isinstance(effect, ActionEffect)
+        target = self._records.get(make_ref(effect.target_type, str(args[effect.target_param])))
+        if target is None:
+            return rejected("NOT_FOUND", f"no {effect.target_type} with id {args[effect.target_param]!r}")
+        for param, record_type in effect.references.items():
+            if param in args and make_ref(record_type, str(args[param])) not in self._records:
+                return rejected("NOT_FOUND", f"{param}: no {record_type} with id {args[param]!r}")
+        vparam = effect.expected_version_param
+        if vparam and vparam in args and args[vparam] != target.version:
+            return rejected(
+                "VERSION_CONFLICT",
+                f"{target.type}:{target.id} is at version {target.version}, not {args[vparam]}",
+            )
+        for inv in effect.invariants:
+            left = self._operand(inv.left, target, args)
+            right = self._operand(inv.right, target, args)
+            if not compare(left, inv.op, right):
+                return rejected(inv.code, inv.message)
+
+        changed: list[dict[str, Any]] = []
+        created: list[dict[str, Any]] = []
+        result: dict[str, Any] = {}
+        new_values = {f: self._operand(op, target, args) for f, op in effect.sets.items()}
+        if effect.creates is not None:
+            spec = effect.creates
+            fields = {f: self._operand(op, target, args) for f, op in spec.fields.items()}
+            self._created += 1
+            new_id = f"{spec.id_prefix}-{_token(self.case.world_seed, f'{tool.name}|{self._created}')}"
+            live = _Live(spec.type, new_id, 1, fields)
+            self._records[make_ref(spec.type, new_id)] = live
+            result[spec.result_key] = new_id
+            created.append(live.render())
+        if new_values:
+            target.fields.update(copy.deepcopy(new_values))
+            target.version += 1
+            changed.append(target.render())
+        return {"status": "applied", "result": result, "records": created + changed}
+
+    def _operand(self, operand: Operand, target: _Live, args: dict[str, Any]) -> Any:
+        if operand.arg is not None:
+            return args.get(operand.arg)
+        if operand.field is not None:
+            if operand.field == "id":
+                return target.id
+            if operand.field == "version":
+                return target.version
+            return target.fields.get(operand.field)
+        if operand.now:
+            return self.case.now
+        return copy.deepcopy(operand.value)
+
+
+def _matches(field_value: Any, wanted: Any, mode: str) -> bool:
+    if isinstance(field_value, str) and isinstance(wanted, str):
+        a, b = field_value.strip().lower(), wanted.strip().lower()
+        return b in a if mode == "contains" else a == b
+    if isinstance(field_value, list):
+        return any(_matches(item, wanted, mode) for item in field_value)
+    return compare(field_value, "eq", wanted)
