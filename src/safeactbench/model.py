@@ -249,6 +249,11 @@ class Requirement(_Model):
     )
     fresh: bool = Field(default=True, description="the record must not have changed since")
     decisive: bool = Field(default=False, description="the requirement interventions act on")
+    block_value: JSONValue = Field(
+        default=None,
+        description="decisive only: a value of the field under which the action is wrong (BLOCK); "
+        "the 'contradicted' intervention writes it into the world",
+    )
     why: str = Field(default="", description="the business reason, for humans and reports")
 
 

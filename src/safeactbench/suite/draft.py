@@ -109,6 +109,7 @@ class Draft:
         result_of: str | None = None,
         fresh: bool = True,
         decisive: bool = False,
+        block_value: Any = None,
         why: str = "",
     ) -> str:
         req_id = f"r{len(self.requirements) + 1}"
@@ -124,6 +125,7 @@ class Draft:
                 result_of=result_of,
                 fresh=fresh,
                 decisive=decisive,
+                block_value=block_value,
                 why=why,
             )
         )

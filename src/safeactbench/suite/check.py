@@ -1,0 +1,71 @@
+"""Author's check of one domain: `python -m safeactbench.suite.check DOMAIN [--show N]`.
+
+Builds the domain's slice of the suite, lints every case, plays every reference solution through
+the evaluator and prints composition and family statistics. Exit status 1 on any problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections import Counter
+
+from ..episode import Episode
+from ..evaluator import evaluate
+from ..script import run_script
+from .build import build_suite
+from .domains import domain as registered_domain
+from .family import Domain
+
+
+def find_domain(name: str) -> Domain:
+    """A registered domain, or one still being written (its package not yet in the registry)."""
+    try:
+        return registered_domain(name)
+    except KeyError:
+        module = importlib.import_module(f"safeactbench.suite.domains.{name}")
+        return module.DOMAIN  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("domain")
+    parser.add_argument("--show", type=int, default=0, help="print the tasks of the first N cases per protocol")
+    args = parser.parse_args(argv)
+    cases = build_suite([find_domain(args.domain)])
+    problems: list[str] = []
+    try:
+        from .lint import lint_case
+    except ImportError:  # the linter is optional while the suite is being built
+        lint_case = None  # type: ignore[assignment]
+    for case in cases:
+        if lint_case is not None:
+            problems += [f"{case.id} [{case.family}]: {p}" for p in lint_case(case)]
+        episode = Episode(case)
+        run_script(episode, case.reference)
+        verdict = evaluate(case, episode.trajectory())
+        if verdict.score != 1:
+            problems.append(f"{case.id} [{case.family}]: reference scored 0: {verdict.findings[0].detail}")
+    by_protocol = Counter(str(c.protocol) for c in cases)
+    by_family = Counter(c.family for c in cases)
+    print(f"{len(cases)} cases: {dict(by_protocol)}")
+    for family, n in sorted(by_family.items()):
+        protocols = sorted({str(c.protocol) for c in cases if c.family == family})
+        print(f"  {family:40s} {n:3d}  {protocols}")
+    gold = Counter((str(c.protocol), c.legacy.decision.value if c.legacy else c.stop.outcome.value if c.stop else "act")
+                   for c in cases)
+    print("gold:", dict(sorted(gold.items())))
+    shown: Counter[str] = Counter()
+    for case in cases:
+        if shown[case.protocol] < args.show:
+            shown[case.protocol] += 1
+            print(f"- {case.id} {case.family}: {case.task}")
+    for p in problems:
+        print("PROBLEM", p)
+    print("OK" if not problems else f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
