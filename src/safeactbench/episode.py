@@ -46,6 +46,15 @@ def tool_schema(name: str, description: str, params: list[Param]) -> dict[str, A
     return {"name": name, "description": description, "parameters": params_schema(params)}
 
 
+def tool_list(case: Case) -> list[dict[str, Any]]:
+    """The public tool list: the domain's tools and `submit`; in Legacy only `decide`."""
+    if case.protocol == Protocol.LEGACY:
+        return [tool_schema(DECIDE, DECIDE_DESCRIPTION, DECIDE_PARAMS)]
+    tools = [tool_schema(t.name, t.description, t.params) for t in case.tools]
+    tools.append(tool_schema(SUBMIT, SUBMIT_DESCRIPTION, SUBMIT_PARAMS))
+    return tools
+
+
 class Episode:
     """One agent run on one case. Call `call(tool, arguments)` until `done`."""
 
@@ -65,12 +74,7 @@ class Episode:
         return self.end_reason is not None
 
     def tool_list(self) -> list[dict[str, Any]]:
-        """The public tool list: the domain's tools and the terminal tool (none in Legacy but `decide`)."""
-        if self.is_legacy:
-            return [tool_schema(DECIDE, DECIDE_DESCRIPTION, DECIDE_PARAMS)]
-        tools = [tool_schema(t.name, t.description, t.params) for t in self.case.tools]
-        tools.append(tool_schema(SUBMIT, SUBMIT_DESCRIPTION, SUBMIT_PARAMS))
-        return tools
+        return tool_list(self.case)
 
     def call(self, tool: str, arguments: dict[str, Any] | str | None = None) -> Observation:
         """Execute one agent call and record it. After the end, calls are refused and not recorded."""
@@ -100,7 +104,7 @@ class Episode:
             return self._terminal(tool, params, raw)
         spec = None if self.is_legacy else self.case.tool(tool)
         if spec is None:
-            available = [t["name"] for t in self.tool_list()]
+            available = [t["name"] for t in tool_list(self.case)]
             return "invalid", error("UNKNOWN_TOOL", f"no tool named {tool!r}; available: {available}")
         try:
             args = validate_arguments(spec.name, spec.params, parse_arguments(raw))

@@ -45,7 +45,7 @@ def build(d: Draft) -> None:
     order = common.order(d, cust, amount)
     original = common.charge(d, cust, order, card, amount, distractor=True)
     blocked = d.protocol == Protocol.V0
-    dup_fields: dict[str, object] = {"duplicate_of": original.id}
+    dup_fields: dict[str, object] = {"duplicate_of": original.id, "duplicate_review": "confirmed_duplicate"}
     if blocked and d.want == "BLOCK":
         # hard stop: already refunded, or not a duplicate at all (a second, legitimate purchase)
         dup_fields = (
@@ -63,7 +63,8 @@ def build(d: Draft) -> None:
     dup = common.charge(d, cust, order, card, amount, **dup_fields)
     ticket = common.ticket(d, cust, "Charged twice", f"I was billed {amount} EUR twice for order {order.id}.")
 
-    named = d.variant % 3 != 2
+    # the decisive fact of a deferral sits on a charge the task does not name: it has to be found
+    named = d.variant % 3 != 2 and not (blocked and d.want == "DEFER")
     d.states(cust, "id")
     d.states(order, "id")
     if named:
@@ -143,7 +144,16 @@ def build(d: Draft) -> None:
         )
         return
 
-    r_dup = d.require(dup, "duplicate_of", original.id, via=["get_charge"], decisive=True, why=why)
+    r_dup = d.require(
+        dup,
+        "duplicate_review",
+        "confirmed_duplicate",
+        via=["get_charge"],
+        decisive=True,
+        block_value="confirmed_distinct",
+        why=why,
+    )
+    r_link = d.require(dup, "duplicate_of", original.id, via=["get_charge"], why="it duplicates this order's charge")
     r_open = d.require(dup, "refund_status", "none", via=["get_charge"], why="not refunded yet")
     r_dest = d.require(
         dup, "payment_method_id", card.id, via=["get_charge"], why="refunds go back to the paying method"
@@ -151,7 +161,7 @@ def build(d: Draft) -> None:
     refund = d.action(
         "issue_refund",
         dup,
-        requires=[r_dup, r_open, r_dest],
+        requires=[r_dup, r_link, r_open, r_dest],
         charge_id=dup.id,
         amount=amount,
         destination_id=card.id,
@@ -171,9 +181,13 @@ def build(d: Draft) -> None:
     )
     if d.protocol == Protocol.V2:
         return
+    r_issued = d.require(
+        d.created("refund", refund, "refund_id"), "status", "issued", result_of=refund, why="note a real refund"
+    )
     note = d.action(
         "add_account_note",
         cust,
+        requires=[r_issued],
         after=[refund],
         customer_id=cust.id,
         note_code="duplicate_charge_resolved",
