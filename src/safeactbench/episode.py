@@ -42,15 +42,16 @@ SUBMIT_DESCRIPTION = "Finish the episode with your outcome. Call it exactly once
 DECIDE_DESCRIPTION = "Give your decision on the candidate action. This ends the episode."
 
 
-def tool_schema(name: str, description: str, params: list[Param]) -> dict[str, Any]:
-    return {"name": name, "description": description, "parameters": params_schema(params)}
+def tool_schema(name: str, description: str, params: list[Param], *, read_only: bool = False) -> dict[str, Any]:
+    """A tool as agents see it; `read_only` is False for consequential and terminal tools."""
+    return {"name": name, "description": description, "parameters": params_schema(params), "read_only": read_only}
 
 
 def tool_list(case: Case) -> list[dict[str, Any]]:
     """The public tool list: the domain's tools and `submit`; in Legacy only `decide`."""
     if case.protocol == Protocol.LEGACY:
         return [tool_schema(DECIDE, DECIDE_DESCRIPTION, DECIDE_PARAMS)]
-    tools = [tool_schema(t.name, t.description, t.params) for t in case.tools]
+    tools = [tool_schema(t.name, t.description, t.params, read_only=t.kind == "information") for t in case.tools]
     tools.append(tool_schema(SUBMIT, SUBMIT_DESCRIPTION, SUBMIT_PARAMS))
     return tools
 

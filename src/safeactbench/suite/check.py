@@ -53,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     for family, n in sorted(by_family.items()):
         protocols = sorted({str(c.protocol) for c in cases if c.family == family})
         print(f"  {family:40s} {n:3d}  {protocols}")
-    gold = Counter((str(c.protocol), c.legacy.decision.value if c.legacy else c.stop.outcome.value if c.stop else "act")
-                   for c in cases)
+    gold = Counter(
+        (str(c.protocol), c.legacy.decision.value if c.legacy else c.stop.outcome.value if c.stop else "act")
+        for c in cases
+    )
     print("gold:", dict(sorted(gold.items())))
     shown: Counter[str] = Counter()
     for case in cases:

@@ -1,0 +1,157 @@
+"""Scripted baseline agents: fast, in-process, deterministic given their seed.
+
+They use the public view only, except `reference`, which is the oracle that plays the case's
+hidden reference solution (it proves every case solvable).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..episode import DECIDE, SUBMIT, Episode
+from ..public import PublicCase
+from ..script import run_script
+from ._heuristics import action_tools, best_action_tool, fill_arguments, getters, named_entities, param_names
+
+
+class Agent(Protocol):
+    name: str
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None: ...
+
+
+def _read_named(episode: Episode, view: PublicCase) -> dict[str, Any]:
+    """Read every entity the task names with its get tool; returns the fields observed."""
+    readers = getters(view)
+    observed: dict[str, Any] = {}
+    for record_type, record_id in named_entities(view):
+        if record_type in readers and not episode.done:
+            tool, param = readers[record_type]
+            obs = episode.call(tool, {param: record_id})
+            observed.update((obs.get("record") or {}).get("fields") or {})
+    return observed
+
+
+def _act_once(episode: Episode, view: PublicCase, observed: dict[str, Any] | None = None) -> None:
+    tool = best_action_tool(view)
+    if tool is not None and not episode.done:
+        episode.call(tool["name"], fill_arguments(tool, view, observed))
+
+
+@dataclass
+class Reference:
+    """Oracle: plays the case's reference solution."""
+
+    name: str = "reference"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        run_script(episode, episode.case.reference)
+
+
+@dataclass
+class Eager:
+    """Acts at once on the entities the task names, reads nothing, reports DONE."""
+
+    name: str = "eager"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        if view.static:
+            episode.call(DECIDE, {"decision": "ALLOW"})
+            return
+        _act_once(episode, view)
+        episode.call(SUBMIT, {"outcome": "DONE"})
+
+
+@dataclass
+class Shallow:
+    """Reads only the entities named in the task, then acts on what it saw."""
+
+    name: str = "shallow"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        if view.static:
+            episode.call(DECIDE, {"decision": "ALLOW"})
+            return
+        observed = _read_named(episode, view)
+        _act_once(episode, view, observed)
+        episode.call(SUBMIT, {"outcome": "DONE"})
+
+
+@dataclass
+class Skeptic:
+    """Reads everything it can about the named entities (gets and searches), then defers."""
+
+    name: str = "skeptic"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        if view.static:
+            episode.call(DECIDE, {"decision": "DEFER"})
+            return
+        _read_named(episode, view)
+        ids = {f"{t}_id": i for t, i in named_entities(view)}
+        for tool in view.tools:
+            if not tool["read_only"] or tool["name"].startswith("get_"):
+                continue
+            args = {p: ids[p] for p in param_names(tool) if p in ids}
+            if args and not episode.done:
+                episode.call(tool["name"], args)
+        episode.call(SUBMIT, {"outcome": "DEFER"})
+
+
+@dataclass
+class AlwaysStop:
+    """Stops at once with a fixed outcome (always-BLOCK / always-DEFER)."""
+
+    outcome: str
+    name: str
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        if view.static:
+            episode.call(DECIDE, {"decision": self.outcome})
+        else:
+            episode.call(SUBMIT, {"outcome": self.outcome})
+
+
+@dataclass
+class RandomAgent:
+    """A few random calls with plausible arguments, then a random outcome."""
+
+    name: str = "random"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        if view.static:
+            episode.call(DECIDE, {"decision": rng.choice(["ALLOW", "BLOCK", "DEFER"])})
+            return
+        callable_tools = [t for t in view.tools if t["name"] != SUBMIT]
+        for _ in range(rng.randint(1, 6)):
+            if episode.done:
+                return
+            tool = rng.choice(callable_tools)
+            episode.call(tool["name"], fill_arguments(tool, view))
+        if rng.random() < 0.5 and action_tools(view):
+            tool = rng.choice(action_tools(view))
+            episode.call(tool["name"], fill_arguments(tool, view))
+        episode.call(SUBMIT, {"outcome": rng.choice(["DONE", "BLOCK", "DEFER"])})
+
+
+AGENTS: dict[str, Agent] = {
+    a.name: a
+    for a in (
+        Reference(),
+        Eager(),
+        Shallow(),
+        Skeptic(),
+        RandomAgent(),
+        AlwaysStop("BLOCK", "always_block"),
+        AlwaysStop("DEFER", "always_defer"),
+    )
+}
+
+
+def get_agent(name: str) -> Agent:
+    try:
+        return AGENTS[name]
+    except KeyError:
+        raise KeyError(f"unknown agent {name!r}; choose one of {sorted(AGENTS)}") from None

@@ -1,0 +1,1 @@
+"""Metrics, statistics, figures and reports over run directories."""

@@ -1,0 +1,296 @@
+"""The `safeactbench` command line. Thin: parses arguments, calls the library, renders with rich."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .agents import AGENTS, get_agent
+from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
+from .episode import Episode
+from .evaluator import evaluate
+from .model import Case
+from .public import public_view
+from .runner import CONDITIONS, Job, execute, finish, plan, play_scripted, run_metadata
+from .script import run_script
+from .store import EpisodeRecord, RunStore, StoreError, read_episodes
+from .suite.data import CaseFileError, load_suite
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+suite_app = typer.Typer(no_args_is_help=True, help="Build and check the published suite.")
+app.add_typer(suite_app, name="suite")
+console = Console()
+err = Console(stderr=True)
+
+DEFAULT_AGENT = "shallow"
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def select_cases(protocol: str | None, domain: str | None, case_ids: str | None) -> list[Case]:
+    """The suite filtered by comma-separated protocols, domains and case ids; unknown names are errors."""
+    cases = list(load_suite())
+    protocols, domains, ids = _split(protocol), _split(domain), _split(case_ids)
+    if protocols:
+        unknown = set(protocols) - set(PROTOCOL_NAMES)
+        if unknown:
+            raise fail(f"--protocol: unknown {sorted(unknown)}; choose from {list(PROTOCOL_NAMES)}")
+        cases = [c for c in cases if c.protocol.value in protocols]
+    if domains:
+        known = {c.domain for c in load_suite()}
+        unknown = set(domains) - known
+        if unknown:
+            raise fail(f"--domain: unknown {sorted(unknown)}; choose from {sorted(known)}")
+        cases = [c for c in cases if c.domain in domains]
+    if ids:
+        known_ids = {c.id for c in load_suite()}
+        unknown = set(ids) - known_ids
+        if unknown:
+            raise fail(f"--cases: unknown case id(s) {sorted(unknown)}")
+        cases = [c for c in cases if c.id in ids]
+    return cases
+
+
+def find_case(case_id: str) -> Case:
+    for case in load_suite():
+        if case.id == case_id:
+            return case
+    raise fail(f"no case {case_id!r} (see `safeactbench cases`)")
+
+
+def progress_bar() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=False,
+    )
+
+
+def _pct(rate: Rate | None) -> str:
+    if rate is None or rate.value is None:
+        return "-"
+    return f"{100 * rate.value:5.1f}% ({rate.successes}/{rate.n})"
+
+
+def ecs_table(records: list[EpisodeRecord], title: str) -> Table:
+    s = summary(records)
+    table = Table(title=title)
+    table.add_column("protocol")
+    table.add_column("ECS", justify="right")
+    by_protocol: dict[str, Rate] = s["by_protocol"]  # type: ignore[assignment]
+    for name in PROTOCOL_NAMES:
+        if name in by_protocol:
+            table.add_row(name, _pct(by_protocol[name]))
+    table.add_row("[bold]all", _pct(s["ecs"]))  # type: ignore[arg-type]
+    macro = s["protocol_macro"]
+    table.add_row("[bold]P-M", "-" if macro is None else f"{100 * macro:5.1f}%")  # type: ignore[operator]
+    by_domain: dict[str, Rate] = s["by_domain"]  # type: ignore[assignment]
+    if len(by_domain) > 1:
+        for name in DOMAIN_ORDER:
+            if name in by_domain:
+                table.add_row(f"  {name}", _pct(by_domain[name]))
+        dm = s["domain_macro"]
+        table.add_row("[bold]D-M", "-" if dm is None else f"{100 * dm:5.1f}%")  # type: ignore[operator]
+    return table
+
+
+# ---------------------------------------------------------------------------------------- cases
+
+
+@app.command()
+def cases(
+    protocol: Annotated[str | None, typer.Option(help="comma-separated: Legacy,V0,V1,V2,V3")] = None,
+    domain: Annotated[str | None, typer.Option(help="comma-separated domain names")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per case")] = False,
+) -> None:
+    """List the suite's cases."""
+    selected = select_cases(protocol, domain, None)
+    if as_json:
+        for c in selected:
+            sys.stdout.write(
+                json.dumps({"id": c.id, "protocol": c.protocol.value, "domain": c.domain, "family": c.family}) + "\n"
+            )
+        return
+    table = Table(title=f"{len(selected)} cases")
+    for column in ("id", "protocol", "domain", "family", "task"):
+        table.add_column(column, overflow="fold")
+    for c in selected:
+        table.add_row(c.id, c.protocol.value, c.domain, c.family, c.task[:90] + ("…" if len(c.task) > 90 else ""))
+    console.print(table)
+
+
+@app.command()
+def show(
+    case_id: Annotated[str, typer.Argument(help="case id, e.g. SAB-V1-001")],
+    hidden: Annotated[bool, typer.Option("--hidden", help="also show the hidden world and gold")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Show what the agent sees of a case (and, with --hidden, everything)."""
+    case = find_case(case_id)
+    data = case.model_dump(mode="json") if hidden else public_view(case).model_dump(mode="json")
+    if as_json:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+        return
+    console.print(
+        f"[bold]{case.id}[/]" + (f"  {case.protocol.value} · {case.domain} · {case.family}" if hidden else "")
+    )
+    console.print(f"[italic]{case.task}")
+    console.print_json(json.dumps(data, ensure_ascii=False))
+
+
+# ------------------------------------------------------------------------------------------ run
+
+
+@app.command()
+def run(
+    out: Annotated[Path, typer.Option(help="run directory (episodes.jsonl + run.json)")],
+    agent: Annotated[str, typer.Option(help=f"scripted agent: {', '.join(AGENTS)}")] = DEFAULT_AGENT,
+    protocol: Annotated[str | None, typer.Option(help="comma-separated protocols")] = None,
+    domain: Annotated[str | None, typer.Option(help="comma-separated domains")] = None,
+    case_ids: Annotated[str | None, typer.Option("--cases", help="comma-separated case ids")] = None,
+    condition: Annotated[str, typer.Option(help="comma-separated conditions")] = "original",
+    repeat: Annotated[int, typer.Option(min=1, help="repetitions per case")] = 1,
+    resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
+) -> None:
+    """Run an agent on the suite; writes OUT/run.json and OUT/episodes.jsonl and prints ECS."""
+    try:
+        scripted = get_agent(agent)
+    except KeyError as exc:
+        raise fail(f"--agent: {exc.args[0]}") from None
+    conditions = _split(condition) or ["original"]
+    unknown = set(conditions) - set(CONDITIONS)
+    if unknown:
+        raise fail(f"--condition: unknown {sorted(unknown)}; available: {list(CONDITIONS)}")
+    selected = select_cases(protocol, domain, case_ids)
+    jobs = plan(selected, conditions, repeat)
+    store = RunStore(out)
+    meta = run_metadata(
+        selected,
+        jobs,
+        agent=scripted.name,
+        harness="scripted",
+        model=None,
+        conditions=conditions,
+        repeat=repeat,
+        filters={"protocol": protocol, "domain": domain, "cases": case_ids},
+    )
+    try:
+        done = store.open(meta, resume=resume)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    with progress_bar() as bar:
+        task = bar.add_task(f"{scripted.name}", total=len(jobs), completed=len(done))
+        execute(jobs, lambda job: play_scripted(job, scripted), store, done, lambda _: bar.advance(task))
+    meta = finish(store)
+    console.print(
+        ecs_table(store.records(), f"ECS of {scripted.name} ({meta['completed']}/{meta['planned']} episodes)")
+    )
+    console.print(f"episodes: {store.episodes_path}")
+
+
+# ------------------------------------------------------------------------------------- evaluate
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    trajectories: Annotated[Path, typer.Argument(help="an episodes.jsonl (or any JSONL of episode records)")],
+    out: Annotated[Path | None, typer.Option(help="write the re-scored episodes here")] = None,
+) -> None:
+    """Re-score saved episodes by replaying them on fresh worlds; report changed verdicts."""
+    try:
+        records = read_episodes(trajectories)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    by_id = {c.id: c for c in load_suite()}
+    rescored: list[EpisodeRecord] = []
+    changed = 0
+    for number, record in enumerate(records, start=1):
+        case = by_id.get(record.case_id)
+        if case is None:
+            raise fail(f"{trajectories}:{number}: field case_id: no case {record.case_id!r} in the suite")
+        if record.status != "completed" or record.trajectory is None:
+            rescored.append(record)
+            continue
+        verdict = evaluate(case, record.trajectory)
+        if record.verdict is not None and record.verdict.model_dump() != verdict.model_dump():
+            changed += 1
+            err.print(
+                f"[yellow]{record.case_id}[/] (line {number}): stored {record.verdict.outcome.value} "
+                f"-> replayed {verdict.outcome.value}"
+            )
+        rescored.append(record.model_copy(update={"verdict": verdict}))
+    if out is not None:
+        out.write_text("".join(r.model_dump_json() + "\n" for r in rescored), encoding="utf-8")
+    console.print(ecs_table(rescored, f"re-scored {len(rescored)} episodes ({changed} verdict(s) changed)"))
+
+
+# ------------------------------------------------------------------------------------- validate
+
+
+@app.command()
+def validate() -> None:
+    """Lint every case and play every reference solution; exit 0 only if all pass."""
+    from .suite.lint import lint_case
+
+    suite = list(load_suite())
+    problems: list[str] = []
+    with progress_bar() as bar:
+        task = bar.add_task("validate", total=len(suite))
+        for case in suite:
+            problems += [f"{case.id}: {p}" for p in lint_case(case)]
+            episode = Episode(case)
+            run_script(episode, case.reference)
+            verdict = evaluate(case, episode.trajectory())
+            if verdict.score != 1:
+                problems.append(f"{case.id}: reference solution scored 0 ({verdict.findings[0].detail})")
+            bar.advance(task)
+    for p in problems:
+        err.print(f"[red]✗[/] {p}")
+    if problems:
+        raise fail(f"{len(problems)} problem(s) in {len(suite)} cases", 1)
+    console.print(f"[green]✓[/] {len(suite)} cases lint clean; reference solutions {len(suite)}/{len(suite)}")
+
+
+# ---------------------------------------------------------------------------------------- suite
+
+
+@suite_app.command("build")
+def suite_build(
+    out: Annotated[Path | None, typer.Option(help="directory to write (default: the package data)")] = None,
+) -> None:
+    """Rebuild the suite deterministically from its scenario families."""
+    from .suite.build import build_suite
+    from .suite.data import DATA_DIR, write_suite
+    from .suite.domains import DOMAINS
+
+    manifest = write_suite(build_suite(DOMAINS), out or DATA_DIR)
+    console.print(f"wrote {manifest['cases']} cases (suite {manifest['suite_version']}) to {out or DATA_DIR}")
+    console.print(manifest["by_protocol"], manifest["by_domain"])
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    try:
+        app()
+    except CaseFileError as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        raise SystemExit(2) from None
+
+
+__all__ = ["Job", "app", "main"]

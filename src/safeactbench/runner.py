@@ -1,0 +1,142 @@
+"""Running many episodes: plan (case x condition x repetition), execute, evaluate, store, resume."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import random
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .agents import Agent
+from .episode import Episode
+from .evaluator import evaluate
+from .model import Case
+from .public import public_view
+from .store import EpisodeKey, EpisodeRecord, RunStore
+from .suite.data import SUITE_VERSION, canonical_json, case_sha256
+
+CONDITIONS = ("original",)
+
+
+@dataclass(frozen=True)
+class Job:
+    case: Case
+    condition: str
+    repetition: int
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.case.id, self.condition, self.repetition)
+
+    @property
+    def seed(self) -> int:
+        digest = hashlib.sha256(f"{self.case.id}|{self.condition}|{self.repetition}".encode()).digest()
+        return int.from_bytes(digest[:4], "big")
+
+
+def plan(cases: Iterable[Case], conditions: Iterable[str] = ("original",), repeat: int = 1) -> list[Job]:
+    return [Job(c, cond, r) for r in range(repeat) for cond in conditions for c in cases]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            cwd=Path(__file__).resolve().parent,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def suite_checksum(cases: Iterable[Case]) -> str:
+    return hashlib.sha256(canonical_json(sorted(case_sha256(c) for c in cases)).encode()).hexdigest()
+
+
+def run_metadata(cases: list[Case], jobs: list[Job], **extra: Any) -> dict[str, Any]:
+    return {
+        "created_at": now_iso(),
+        "package_version": __version__,
+        "suite_version": SUITE_VERSION,
+        "suite_checksum": suite_checksum(cases),
+        "git_commit": git_commit(),
+        "python": platform.python_version(),
+        "planned": len(jobs),
+        **extra,
+    }
+
+
+def play_scripted(job: Job, agent: Agent) -> EpisodeRecord:
+    """One in-process episode of a scripted agent, evaluated."""
+    started = now_iso()
+    clock = time.perf_counter()
+    episode = Episode(job.case)
+    agent.play(episode, public_view(job.case), random.Random(job.seed))
+    episode.stop()
+    trajectory = episode.trajectory()
+    verdict = evaluate(job.case, trajectory)
+    return EpisodeRecord(
+        case_id=job.case.id,
+        protocol=job.case.protocol,
+        domain=job.case.domain,
+        family=job.case.family,
+        agent=agent.name,
+        harness="scripted",
+        condition=job.condition,
+        repetition=job.repetition,
+        seed=job.seed,
+        trajectory=trajectory,
+        verdict=verdict,
+        started_at=started,
+        duration_s=time.perf_counter() - clock,
+    )
+
+
+def execute(
+    jobs: list[Job],
+    play: Callable[[Job], EpisodeRecord],
+    store: RunStore,
+    done: set[EpisodeKey],
+    on_episode: Callable[[EpisodeRecord], None] | None = None,
+) -> list[EpisodeRecord]:
+    """Run every job not yet done, appending each record as it finishes."""
+    written = []
+    for job in jobs:
+        if job.key in done:
+            continue
+        record = play(job)
+        store.append(record)
+        written.append(record)
+        if on_episode:
+            on_episode(record)
+    return written
+
+
+def finish(store: RunStore) -> dict[str, Any]:
+    records = store.records()
+    completed = sum(r.status == "completed" for r in records)
+    missing: dict[str, int] = {}
+    for r in records:
+        if r.status == "missing":
+            reason = (r.missing_reason or "unknown").split(":")[0]
+            missing[reason] = missing.get(reason, 0) + 1
+    usage: dict[str, int] = {}
+    for r in records:
+        for k, v in r.usage.items():
+            usage[k] = usage.get(k, 0) + v
+    store.update_meta(finished_at=now_iso(), completed=completed, missing=missing, usage=usage)
+    return store.meta()

@@ -1,0 +1,147 @@
+"""The run store: a run directory with `run.json` and an append-only `episodes.jsonl`.
+
+Each finished episode is appended as one line and flushed to disk at once, so a run killed at any
+moment loses at most the episode in flight; `resume` skips the (case, condition, repetition) keys
+already stored and drops a torn last line. Runtime failures are stored as `missing` episodes with
+their reason - never as agent failures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .model import Protocol, Trajectory, Verdict
+
+EpisodeKey = tuple[str, str, int]
+SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+
+
+class StoreError(RuntimeError):
+    """A run directory that cannot be used as asked; the message names the path."""
+
+
+class EpisodeRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    case_id: str
+    protocol: Protocol
+    domain: str
+    family: str
+    agent: str = Field(description="configuration label: scripted agent name or model")
+    harness: str = "scripted"
+    model: str | None = None
+    condition: str = "original"
+    repetition: int = 0
+    seed: int = 0
+    status: Literal["completed", "missing"] = "completed"
+    missing_reason: str | None = None
+    trajectory: Trajectory | None = None
+    verdict: Verdict | None = None
+    started_at: str = ""
+    duration_s: float = 0.0
+    usage: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.case_id, self.condition, self.repetition)
+
+
+class RunStore:
+    def __init__(self, directory: Path) -> None:
+        if not SAFE_NAME.match(directory.name):
+            raise StoreError(f"{directory}: run directory names may use letters, digits, '.', '_' and '-' only")
+        self.directory = directory
+        self.episodes_path = directory / "episodes.jsonl"
+        self.meta_path = directory / "run.json"
+
+    # -- opening ---------------------------------------------------------------------------------
+    def open(self, meta: dict[str, Any], *, resume: bool) -> set[EpisodeKey]:
+        """Create or reopen the run; returns the keys already stored."""
+        if self.episodes_path.exists() and not resume:
+            raise StoreError(f"{self.directory} already holds a run; pass --resume to continue it")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        done = {r.key for r in self._repair_and_read() if r.status == "completed"} if resume else set()
+        previous = self.meta() if resume and self.meta_path.exists() else {}
+        self.write_meta({**previous, **meta, "resumed": bool(previous)})
+        self.episodes_path.touch()
+        return done
+
+    def _repair_and_read(self) -> list[EpisodeRecord]:
+        """Records on disk; a torn final line (a kill mid-write) is cut off."""
+        if not self.episodes_path.exists():
+            return []
+        raw = self.episodes_path.read_bytes()
+        good_end = 0
+        records: list[EpisodeRecord] = []
+        for line in raw.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break
+            try:
+                records.append(EpisodeRecord.model_validate_json(line))
+            except ValidationError:
+                break
+            good_end += len(line)
+        if good_end != len(raw):
+            with self.episodes_path.open("r+b") as handle:
+                handle.truncate(good_end)
+        return self._latest(records)
+
+    @staticmethod
+    def _latest(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
+        """One record per key: a completed retry supersedes an earlier missing attempt."""
+        by_key: dict[EpisodeKey, EpisodeRecord] = {}
+        for record in records:
+            if record.key not in by_key or record.status == "completed":
+                by_key[record.key] = record
+        return list(by_key.values())
+
+    # -- writing ---------------------------------------------------------------------------------
+    def append(self, record: EpisodeRecord) -> None:
+        line = record.model_dump_json() + "\n"
+        with self.episodes_path.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        tmp = self.meta_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.replace(self.meta_path)
+
+    def update_meta(self, **changes: Any) -> None:
+        self.write_meta({**self.meta(), **changes})
+
+    # -- reading ---------------------------------------------------------------------------------
+    def meta(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.meta_path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+        except (OSError, json.JSONDecodeError) as exc:
+            raise StoreError(f"{self.meta_path}: {exc}") from None
+
+    def records(self) -> list[EpisodeRecord]:
+        return self._latest(list(read_episodes(self.episodes_path)))
+
+
+def read_episodes(path: Path) -> list[EpisodeRecord]:
+    """Every line of an episodes file; errors name the file, line and field."""
+    out: list[EpisodeRecord] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StoreError(f"{path}: {exc.strerror}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(EpisodeRecord.model_validate_json(line))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(line)"
+            raise StoreError(f"{path}:{number}: field {where}: {first['msg']}") from None
+    return out
