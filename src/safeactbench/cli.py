@@ -91,7 +91,7 @@ def _pct(rate: Rate | None) -> str:
 
 def ecs_table(records: list[EpisodeRecord], title: str) -> Table:
     s = summary(records)
-    table = Table(title=title)
+    table = Table(title=title, min_width=len(title) + 4)
     table.add_column("protocol")
     table.add_column("ECS", justify="right")
     by_protocol: dict[str, Rate] = s["by_protocol"]  # type: ignore[assignment]
@@ -238,7 +238,8 @@ def evaluate_cmd(
         rescored.append(record.model_copy(update={"verdict": verdict}))
     if out is not None:
         out.write_text("".join(r.model_dump_json() + "\n" for r in rescored), encoding="utf-8")
-    console.print(ecs_table(rescored, f"re-scored {len(rescored)} episodes ({changed} verdict(s) changed)"))
+    console.print(f"re-scored {len(rescored)} episodes; {changed} verdict(s) changed")
+    console.print(ecs_table(rescored, "ECS after re-scoring"))
 
 
 # ------------------------------------------------------------------------------------- validate
@@ -283,6 +284,17 @@ def suite_build(
     manifest = write_suite(build_suite(DOMAINS), out or DATA_DIR)
     console.print(f"wrote {manifest['cases']} cases (suite {manifest['suite_version']}) to {out or DATA_DIR}")
     console.print(manifest["by_protocol"], manifest["by_domain"])
+
+
+@app.command()
+def schema(
+    out: Annotated[Path, typer.Option(help="directory for the *.schema.json files")] = Path("docs/schema"),
+) -> None:
+    """Export the JSON Schemas of cases, trajectories, verdicts and episode records."""
+    from .schema import write_schemas
+
+    for path in write_schemas(out):
+        console.print(f"wrote {path}")
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -1,0 +1,78 @@
+"""The published suite: deterministic rebuild, byte-identical package data, clean lint, leak-free views."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from safeactbench.model import Protocol
+from safeactbench.public import public_view
+from safeactbench.suite.build import COMPOSITION, build_suite
+from safeactbench.suite.data import DATA_DIR, CaseFileError, load_suite, read_suite, write_suite
+from safeactbench.suite.domains import DOMAINS
+from safeactbench.suite.lint import lint_case
+
+
+def test_rebuild_is_byte_identical_to_package_data(tmp_path: Path) -> None:
+    write_suite(build_suite(DOMAINS), tmp_path)
+    for name in ("cases.jsonl", "tools.json", "manifest.json"):
+        assert (tmp_path / name).read_bytes() == (DATA_DIR / name).read_bytes(), (
+            f"{name} differs from the build: run `safeactbench suite build` and bump SUITE_VERSION"
+        )
+
+
+def test_build_is_deterministic() -> None:
+    first = [c.model_dump_json() for c in build_suite(DOMAINS)]
+    second = [c.model_dump_json() for c in build_suite(DOMAINS)]
+    assert first == second
+
+
+def test_composition_of_registered_domains() -> None:
+    suite = load_suite()
+    for domain in DOMAINS:
+        for protocol, expected in COMPOSITION[domain.name].items():
+            got = sum(c.domain == domain.name and c.protocol == protocol for c in suite)
+            assert got == expected, (domain.name, protocol)
+
+
+def test_every_case_lints_clean() -> None:
+    problems = [f"{c.id}: {p}" for c in load_suite() for p in lint_case(c)]
+    assert problems == []
+
+
+def test_public_view_hides_gold_and_protocol() -> None:
+    for case in load_suite():
+        dumped = json.dumps(public_view(case).model_dump(mode="json"))
+        assert case.id not in dumped
+        assert case.world_seed not in dumped
+        for hidden_key in ('"requirements"', '"expected_actions"', '"stop"', '"decisive"', '"protocol"'):
+            assert hidden_key not in dumped, (case.id, hidden_key)
+        if case.protocol != Protocol.LEGACY:
+            assert '"candidate": null' in dumped and '"decision"' not in dumped
+
+
+def test_every_case_of_a_domain_shows_the_full_tool_list() -> None:
+    suite = load_suite()
+    for domain in DOMAINS:
+        full = sorted(t.name for t in domain.tools)
+        for case in suite:
+            if case.domain == domain.name and case.protocol != Protocol.LEGACY:
+                names = sorted(t["name"] for t in public_view(case).tools)
+                assert names == sorted([*full, "submit"]), case.id
+
+
+def test_malformed_case_file_names_file_line_and_field(tmp_path: Path) -> None:
+    write_suite(list(load_suite())[:3], tmp_path)
+    lines = (tmp_path / "cases.jsonl").read_text().splitlines()
+    broken = json.loads(lines[1])
+    broken["budget"] = "many"
+    lines[1] = json.dumps(broken)
+    (tmp_path / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(CaseFileError, match=r"cases\.jsonl:2: field budget"):
+        read_suite(tmp_path)
+    lines[1] = "{not json"
+    (tmp_path / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(CaseFileError, match=r"cases\.jsonl:2: not valid JSON"):
+        read_suite(tmp_path)
