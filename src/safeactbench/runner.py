@@ -22,8 +22,6 @@ from .public import public_view
 from .store import EpisodeKey, EpisodeRecord, RunStore
 from .suite.data import SUITE_VERSION, canonical_json, case_sha256
 
-CONDITIONS = ("original",)
-
 
 @dataclass(frozen=True)
 class Job:

@@ -1,0 +1,1 @@
+"""Harnesses that run agents on SafeActBench episodes: Inspect AI and MCP."""

@@ -1,0 +1,219 @@
+"""Inspect AI integration: the `safeactbench` task, its ReAct loop solver and the evidence scorer.
+
+    inspect eval safeactbench/safeactbench --model openai/gpt-4o -T protocol=V1 -T domain=healthcare
+
+Each sample plays a fresh `Episode`. The solver is a plain ReAct loop that sends *every* tool call
+— unknown tools and unparseable arguments included — to the episode, so Inspect runs record
+exactly what MCP and scripted runs record. The scorer is `evaluate`; its verdict goes into the
+score's metadata and, when the task was given a `run_dir`, into that run store at once.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    get_model,
+)
+from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer, stderr
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolInfo, ToolParams
+
+from ..catalog import get_case
+from ..episode import Episode
+from ..evaluator import evaluate
+from ..model import Case, Trajectory
+from ..public import public_view
+from ..render import render_findings
+from ..store import EpisodeRecord, RunStore
+from ..suite.data import load_suite
+from .prompts import PROMPT_VERSION, system_prompt, user_prompt
+
+TRAJECTORY_KEY = "safeactbench:trajectory"
+USAGE_KEY = "safeactbench:usage"
+MAX_IDLE_TURNS = 2  # replies without a tool call before the episode counts as stopped
+NUDGE = "Continue with the request: call a tool, or call submit when you are finished."
+
+
+def sample_id(case_id: str, condition: str, repetition: int) -> str:
+    return f"{case_id}|{condition}|{repetition}"
+
+
+def make_sample(case: Case, condition: str = "original", repetition: int = 0) -> Sample:
+    view = public_view(case)
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content=system_prompt(view)),
+        ChatMessageUser(content=user_prompt(view)),
+    ]
+    return Sample(
+        id=sample_id(case.id, condition, repetition),
+        input=messages,
+        metadata={
+            "case_id": case.id,
+            "condition": condition,
+            "repetition": repetition,
+            "protocol": case.protocol.value,
+            "domain": case.domain,
+            "family": case.family,
+        },
+    )
+
+
+def tool_infos(view_tools: list[dict[str, Any]]) -> list[ToolInfo]:
+    infos = []
+    for t in view_tools:
+        hint = "[read-only] " if t["read_only"] else "" if t["name"] in ("submit", "decide") else "[changes state] "
+        infos.append(
+            ToolInfo(
+                name=t["name"],
+                description=hint + t["description"],
+                parameters=ToolParams.model_validate(t["parameters"]),
+            )
+        )
+    return infos
+
+
+def episode_case(state: TaskState) -> Case:
+    return get_case(str(state.metadata["case_id"]), str(state.metadata.get("condition", "original")))
+
+
+@solver
+def episode_loop() -> Solver:
+    """The shared ReAct loop: generate, execute every tool call on the episode, until it ends."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        case = episode_case(state)
+        episode = Episode(case)
+        tools = tool_infos(public_view(case).tools)
+        model = get_model()
+        usage: dict[str, int] = {}
+        idle = 0
+        while not episode.done:
+            output = await model.generate(state.messages, tools=tools)
+            state.output = output
+            state.messages.append(output.message)
+            if output.usage is not None:
+                for key in ("input_tokens", "output_tokens", "total_tokens"):
+                    usage[key] = usage.get(key, 0) + int(getattr(output.usage, key) or 0)
+            calls = output.message.tool_calls or []
+            if not calls:
+                idle += 1
+                if idle >= MAX_IDLE_TURNS:
+                    episode.stop("agent_stopped")
+                    break
+                state.messages.append(ChatMessageUser(content=NUDGE))
+                continue
+            idle = 0
+            for call in calls:
+                if episode.done:
+                    observation: dict[str, Any] = {
+                        "status": "error",
+                        "error": {"code": "EPISODE_FINISHED", "message": "the episode has ended"},
+                    }
+                else:
+                    raw: dict[str, Any] | str = (
+                        f"<unparseable arguments: {call.parse_error}>" if call.parse_error else call.arguments
+                    )
+                    observation = episode.call(call.function, raw)
+                state.messages.append(
+                    ChatMessageTool(
+                        content=json.dumps(observation, ensure_ascii=False),
+                        tool_call_id=call.id,
+                        function=call.function,
+                    )
+                )
+        state.store.set(TRAJECTORY_KEY, episode.trajectory().model_dump(mode="json"))
+        state.store.set(USAGE_KEY, usage)
+        state.completed = True
+        return state
+
+    return solve
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Scorer:
+    """Exact case success by replay; appends the episode to `run_dir`'s store when given."""
+    store = RunStore(Path(run_dir)) if run_dir else None
+
+    async def score(state: TaskState, target: Target) -> Score:
+        case = episode_case(state)
+        trajectory = Trajectory.model_validate(state.store.get(TRAJECTORY_KEY) or {"steps": []})
+        verdict = evaluate(case, trajectory)
+        if store is not None:
+            store.append(
+                EpisodeRecord(
+                    case_id=case.id,
+                    protocol=case.protocol,
+                    domain=case.domain,
+                    family=case.family,
+                    agent=str(state.model),
+                    harness=harness,
+                    model=str(state.model),
+                    condition=str(state.metadata.get("condition", "original")),
+                    repetition=int(state.metadata.get("repetition", 0)),
+                    seed=0,
+                    trajectory=trajectory,
+                    verdict=verdict,
+                    started_at="",
+                    duration_s=0.0,
+                    usage=dict(state.store.get(USAGE_KEY) or {}),
+                )
+            )
+        return Score(
+            value=verdict.score,
+            answer=verdict.outcome.value,
+            explanation=render_findings(verdict),
+            metadata={"verdict": verdict.model_dump(mode="json"), "prompt_version": PROMPT_VERSION},
+        )
+
+    return score
+
+
+def _split(value: str | list[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = value if isinstance(value, list) else value.split(",")
+    return [v.strip() for v in items if v.strip()]
+
+
+@task
+def safeactbench(
+    protocol: str | None = None,
+    domain: str | None = None,
+    condition: str = "original",
+    cases: str | None = None,
+    repeat: int = 1,
+    run_dir: str | None = None,
+    skip: str | None = None,
+) -> Task:
+    """SafeActBench. Filters are comma-separated; `skip` names sample ids already run (for resume)."""
+    protocols, domains, ids, conditions = _split(protocol), _split(domain), _split(cases), _split(condition)
+    selected = [
+        c
+        for c in load_suite()
+        if (not protocols or c.protocol.value in protocols)
+        and (not domains or c.domain in domains)
+        and (not ids or c.id in ids)
+    ]
+    skipped = set(Path(skip).read_text().split()) if skip and Path(skip).exists() else set()
+    samples = [
+        make_sample(get_case(c.id, cond), cond, rep)
+        for rep in range(int(repeat))
+        for cond in conditions or ["original"]
+        for c in selected
+        if sample_id(c.id, cond, rep) not in skipped
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name="safeactbench"),
+        solver=episode_loop(),
+        scorer=evidence_scorer(run_dir),
+        metadata={"prompt_version": PROMPT_VERSION},
+    )

@@ -1,0 +1,86 @@
+"""Scripted agents as an Inspect model API: `inspect eval safeactbench/safeactbench --model safeactbench/eager`.
+
+The real Inspect pipeline runs (prompt, tool schemas, the ReAct loop, the scorer); only the
+"model" is a scripted agent. Each generate() call re-plays the agent on a shadow episode of the
+same case (worlds are deterministic, so the shadow sees exactly the observations the real episode
+returned) and answers with its next call. Every output carries `usage`, so nothing is fetched
+for token counting and the pipeline runs offline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.solver._task_state import sample_state
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from ..agents import get_agent
+from ..catalog import get_case
+from ..episode import Episode
+from ..public import public_view
+
+
+def agent_calls(agent_name: str, case_id: str, condition: str, repetition: int) -> list[tuple[str, Any]]:
+    """The full call sequence the scripted agent makes on this case (deterministic)."""
+    case = get_case(case_id, condition)
+    digest = hashlib.sha256(f"{case_id}|{condition}|{repetition}".encode()).digest()
+    shadow = Episode(case)
+    get_agent(agent_name).play(shadow, public_view(case), random.Random(int.from_bytes(digest[:4], "big")))
+    return [(s.tool, s.arguments) for s in shadow.steps]
+
+
+@modelapi(name="safeactbench")
+class ScriptedAgentAPI(ModelAPI):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        get_agent(model_name)  # fail early on an unknown agent name
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        state = sample_state()
+        if state is None:
+            raise RuntimeError("the safeactbench scripted model only runs inside a safeactbench sample")
+        meta = state.metadata
+        calls = agent_calls(
+            self.model_name,
+            str(meta["case_id"]),
+            str(meta.get("condition", "original")),
+            int(meta.get("repetition", 0)),
+        )
+        made = sum(len(m.tool_calls or []) for m in input if isinstance(m, ChatMessageAssistant))
+        usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
+        if made >= len(calls):
+            output = ModelOutput.from_content(model=self.model_name, content="I have nothing more to do.")
+        else:
+            tool, arguments = calls[made]
+            output = ModelOutput.for_tool_call(
+                model=self.model_name,
+                tool_name=tool,
+                tool_arguments=arguments if isinstance(arguments, dict) else {"raw": arguments},
+                tool_call_id=f"call_{made}",
+            )
+        output.usage = usage
+        return output
