@@ -47,10 +47,10 @@ class ScriptedAgentAPI(ModelAPI):
         model_name: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: GenerateConfig | None = None,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         get_agent(model_name)  # fail early on an unknown agent name
 
     async def generate(
