@@ -14,11 +14,13 @@ from rich.table import Table
 
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
+from .catalog import CONDITIONS
 from .episode import Episode
 from .evaluator import evaluate
+from .harness.prompts import PROMPT_VERSION
 from .model import Case
 from .public import public_view
-from .runner import CONDITIONS, Job, execute, finish, plan, play_scripted, run_metadata
+from .runner import Job, execute, finish, plan, play_scripted, run_metadata
 from .script import run_script
 from .store import EpisodeRecord, RunStore, StoreError, read_episodes
 from .suite.data import CaseFileError, load_suite
@@ -162,47 +164,87 @@ def show(
 def run(
     out: Annotated[Path, typer.Option(help="run directory (episodes.jsonl + run.json)")],
     agent: Annotated[str, typer.Option(help=f"scripted agent: {', '.join(AGENTS)}")] = DEFAULT_AGENT,
+    model: Annotated[
+        str | None, typer.Option(help="run a model through Inspect AI instead, e.g. openai/gpt-4o-mini")
+    ] = None,
+    model_arg: Annotated[list[str] | None, typer.Option(help="model argument KEY=VALUE (repeatable)")] = None,
     protocol: Annotated[str | None, typer.Option(help="comma-separated protocols")] = None,
     domain: Annotated[str | None, typer.Option(help="comma-separated domains")] = None,
     case_ids: Annotated[str | None, typer.Option("--cases", help="comma-separated case ids")] = None,
     condition: Annotated[str, typer.Option(help="comma-separated conditions")] = "original",
     repeat: Annotated[int, typer.Option(min=1, help="repetitions per case")] = 1,
+    limit: Annotated[int | None, typer.Option(min=1, help="run at most this many episodes")] = None,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="episodes in flight (--model)")] = 8,
     resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
 ) -> None:
-    """Run an agent on the suite; writes OUT/run.json and OUT/episodes.jsonl and prints ECS."""
-    try:
-        scripted = get_agent(agent)
-    except KeyError as exc:
-        raise fail(f"--agent: {exc.args[0]}") from None
+    """Run an agent (scripted, or a model via Inspect AI) on the suite; prints ECS at the end."""
     conditions = _split(condition) or ["original"]
     unknown = set(conditions) - set(CONDITIONS)
     if unknown:
         raise fail(f"--condition: unknown {sorted(unknown)}; available: {list(CONDITIONS)}")
     selected = select_cases(protocol, domain, case_ids)
     jobs = plan(selected, conditions, repeat)
+    if limit is not None:
+        jobs = jobs[:limit]
+    if model is None:
+        try:
+            scripted = get_agent(agent)
+        except KeyError as exc:
+            raise fail(f"--agent: {exc.args[0]}") from None
+        label, harness = scripted.name, "scripted"
+    else:
+        label, harness = model, "inspect"
     store = RunStore(out)
     meta = run_metadata(
         selected,
         jobs,
-        agent=scripted.name,
-        harness="scripted",
-        model=None,
+        agent=label,
+        harness=harness,
+        model=model,
         conditions=conditions,
         repeat=repeat,
+        prompt_version=PROMPT_VERSION,
         filters={"protocol": protocol, "domain": domain, "cases": case_ids},
     )
     try:
         done = store.open(meta, resume=resume)
     except StoreError as exc:
         raise fail(str(exc)) from None
-    with progress_bar() as bar:
-        task = bar.add_task(f"{scripted.name}", total=len(jobs), completed=len(done))
-        execute(jobs, lambda job: play_scripted(job, scripted), store, done, lambda _: bar.advance(task))
+    if model is None:
+        with progress_bar() as bar:
+            task = bar.add_task(label, total=len(jobs), completed=len(done & {j.key for j in jobs}))
+            execute(jobs, lambda job: play_scripted(job, scripted), store, done, lambda _: bar.advance(task))
+    else:
+        from .harness.inspect_run import run_with_inspect
+
+        run_with_inspect(
+            store,
+            done,
+            model=model,
+            protocol=protocol,
+            domain=domain,
+            cases=case_ids,
+            conditions=conditions,
+            repeat=repeat,
+            max_concurrency=max_concurrency,
+            limit=limit,
+            model_args=_model_args(model_arg),
+        )
     meta = finish(store)
-    console.print(
-        ecs_table(store.records(), f"ECS of {scripted.name} ({meta['completed']}/{meta['planned']} episodes)")
-    )
+    console.print(ecs_table(store.records(), f"ECS of {label} ({meta['completed']}/{meta['planned']} episodes)"))
+    if meta.get("missing"):
+        console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {store.episodes_path}")
+
+
+def _model_args(pairs: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise fail(f"--model-arg: expected KEY=VALUE, got {pair!r}")
+        out[key] = value
+    return out
 
 
 # ------------------------------------------------------------------------------------- evaluate
