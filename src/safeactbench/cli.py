@@ -29,7 +29,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 suite_app = typer.Typer(no_args_is_help=True, help="Build and check the published suite.")
 app.add_typer(suite_app, name="suite")
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_AGENT = "shallow"
 
@@ -174,7 +174,13 @@ def run(
     condition: Annotated[str, typer.Option(help="comma-separated conditions")] = "original",
     repeat: Annotated[int, typer.Option(min=1, help="repetitions per case")] = 1,
     limit: Annotated[int | None, typer.Option(min=1, help="run at most this many episodes")] = None,
-    max_concurrency: Annotated[int, typer.Option(min=1, help="episodes in flight (--model)")] = 8,
+    harness_cmd: Annotated[
+        str | None,
+        typer.Option(help="external CLI agent per episode; placeholders {mcp_config} {prompt} {prompt_file} {workdir}"),
+    ] = None,
+    label: Annotated[str | None, typer.Option(help="configuration name for --harness-cmd runs")] = None,
+    timeout: Annotated[float, typer.Option(help="seconds per episode for --harness-cmd")] = 900.0,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="episodes in flight (--model, --harness-cmd)")] = 8,
     resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
 ) -> None:
     """Run an agent (scripted, or a model via Inspect AI) on the suite; prints ECS at the end."""
@@ -186,14 +192,18 @@ def run(
     jobs = plan(selected, conditions, repeat)
     if limit is not None:
         jobs = jobs[:limit]
-    if model is None:
+    if model is not None and harness_cmd is not None:
+        raise fail("--model and --harness-cmd are exclusive: a run has one harness")
+    if harness_cmd is not None:
+        name, harness = label or "command", "command"
+    elif model is not None:
+        name, harness = model, "inspect"
+    else:
         try:
             scripted = get_agent(agent)
         except KeyError as exc:
             raise fail(f"--agent: {exc.args[0]}") from None
-        label, harness = scripted.name, "scripted"
-    else:
-        label, harness = model, "inspect"
+        name, harness = scripted.name, "scripted"
     store = RunStore(out)
     meta = run_metadata(
         selected,
@@ -211,9 +221,24 @@ def run(
     except StoreError as exc:
         raise fail(str(exc)) from None
     if model is None:
+        if harness_cmd is not None:
+            from .harness.command import play_command
+
+            cmd = harness_cmd
+
+            def play(job: Job) -> EpisodeRecord:
+                return play_command(job, cmd, out, timeout, name)
+
+            workers = max_concurrency
+        else:
+
+            def play(job: Job) -> EpisodeRecord:
+                return play_scripted(job, scripted)
+
+            workers = 1
         with progress_bar() as bar:
-            task = bar.add_task(label, total=len(jobs), completed=len(done & {j.key for j in jobs}))
-            execute(jobs, lambda job: play_scripted(job, scripted), store, done, lambda _: bar.advance(task))
+            task = bar.add_task(name, total=len(jobs), completed=len(done & {j.key for j in jobs}))
+            execute(jobs, play, store, done, lambda _: bar.advance(task), workers=workers)
     else:
         from .harness.inspect_run import run_with_inspect
 
@@ -231,7 +256,7 @@ def run(
             model_args=_model_args(model_arg),
         )
     meta = finish(store)
-    console.print(ecs_table(store.records(), f"ECS of {label} ({meta['completed']}/{meta['planned']} episodes)"))
+    console.print(ecs_table(store.records(), f"ECS of {name} ({meta['completed']}/{meta['planned']} episodes)"))
     if meta.get("missing"):
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {store.episodes_path}")
@@ -326,6 +351,22 @@ def suite_build(
     manifest = write_suite(build_suite(DOMAINS), out or DATA_DIR)
     console.print(f"wrote {manifest['cases']} cases (suite {manifest['suite_version']}) to {out or DATA_DIR}")
     console.print(manifest["by_protocol"], manifest["by_domain"])
+
+
+@app.command()
+def mcp(
+    case_id: Annotated[str, typer.Option("--case", help="the case to serve")],
+    out: Annotated[Path, typer.Option(help="directory for trajectory.json")],
+    condition: Annotated[str, typer.Option(help="condition of the case")] = "original",
+) -> None:
+    """Serve one episode over MCP on stdio (for CLI agents); records OUT/trajectory.json."""
+    from .catalog import UnknownCase
+    from .harness.mcp_server import serve
+
+    try:
+        serve(case_id, condition, out)
+    except UnknownCase as exc:
+        raise fail(str(exc.args[0])) from None
 
 
 @app.command()

@@ -6,6 +6,7 @@ unknown ids come back as structured observations and the episode goes on (SPEC Â
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .model import Case, EndReason, Param, Protocol, Step, StepKind, Trajectory, params_schema
@@ -56,6 +57,14 @@ def tool_list(case: Case) -> list[dict[str, Any]]:
     return tools
 
 
+def _as_text(value: Any) -> str:
+    """Arguments that are not an object are recorded as JSON text, so a replay sees the same input."""
+    try:
+        return json.dumps(value, default=str)
+    except (ValueError, RecursionError):
+        return repr(value)
+
+
 class Episode:
     """One agent run on one case. Call `call(tool, arguments)` until `done`."""
 
@@ -82,7 +91,9 @@ class Episode:
         if self.done:
             return error("EPISODE_FINISHED", f"the episode has ended ({self.end_reason})")
         kind, observation = self._dispatch(tool, arguments)
-        recorded_args: dict[str, Any] | str = arguments if isinstance(arguments, dict | str) else {}
+        recorded_args: dict[str, Any] | str = (
+            arguments if isinstance(arguments, dict | str) else "" if arguments is None else _as_text(arguments)
+        )
         self.steps.append(
             Step(index=len(self.steps), kind=kind, tool=tool, arguments=recorded_args, observation=observation)
         )

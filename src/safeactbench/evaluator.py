@@ -92,7 +92,7 @@ def describe_requirement(req: Requirement, ref: str | None) -> str:
             if isinstance(req.ref, DynamicRef)
             else str(req.ref)
         )
-    value = "" if req.op == "exists" else f" {req.op} {describe(req.value)}"
+    value = "" if req.operator == "exists" else f" {req.operator} {describe(req.value)}"
     via = f" (via {', '.join(req.via)})" if req.via else ""
     return f"{ref}.{req.field}{value}{via}"
 
@@ -138,12 +138,12 @@ def _replay(case: Case, trajectory: Trajectory) -> tuple[list[Step], Finding | N
     return episode.steps, None
 
 
-def evaluate(case: Case, trajectory: Trajectory | dict[str, Any] | str) -> Verdict:
+def evaluate(case: Case, trajectory: Trajectory | dict[str, Any] | str | bytes | Any) -> Verdict:
     """Score one trajectory of `case`. Never raises on malformed trajectories."""
     try:
-        if isinstance(trajectory, str):
+        if isinstance(trajectory, str | bytes):
             trajectory = Trajectory.model_validate_json(trajectory)
-        elif isinstance(trajectory, dict):
+        elif not isinstance(trajectory, Trajectory):
             trajectory = Trajectory.model_validate(trajectory)
     except (ValidationError, ValueError) as exc:
         first = exc.errors()[0] if isinstance(exc, ValidationError) else {"loc": (), "msg": str(exc)}
@@ -244,7 +244,7 @@ def _check_action(state: _Replay, step: Step) -> None:
     effect = tool.effect
     args = _parsed_args(step)
     got_target = make_ref(effect.target_type, str(args.get(effect.target_param)))
-    action = _match(state, candidates, got_target)
+    action = _match(state, candidates, got_target, args)
     if state.first_attempt_action is None and state.first_attempt == step.index:
         state.first_attempt_action = action.id if action else None
     if action is None:
@@ -300,11 +300,22 @@ def _check_action(state: _Replay, step: Step) -> None:
     state.gates[action.id] = state.gates[action.id].model_copy(update={"executed": True})
 
 
-def _match(state: _Replay, candidates: list[ExpectedAction], got_target: str) -> ExpectedAction | None:
-    """The candidate whose (resolved) target is the called target; unexecuted ones first."""
+def _match(
+    state: _Replay, candidates: list[ExpectedAction], got_target: str, args: dict[str, Any]
+) -> ExpectedAction | None:
+    """The candidate whose (resolved) target is the called target. When several share tool and
+    target, prefer one not yet executed, whose predecessors are done, whose arguments match."""
     hits = [a for a in candidates if state.resolve_ref(a.target) == got_target]
-    hits.sort(key=lambda a: a.id in state.executed)
-    return hits[0] if hits else None
+
+    def preference(a: ExpectedAction) -> tuple[bool, bool, int]:
+        preds_missing = any(p not in state.executed for p in a.after)
+        mismatches = sum(
+            not values_equal(args.get(name), state.result_value(v) if isinstance(v, ResultRef) else v)
+            for name, v in a.arguments.items()
+        )
+        return (a.id in state.executed, preds_missing, mismatches)
+
+    return min(hits, key=preference) if hits else None
 
 
 def _report_unmatched(
@@ -377,7 +388,7 @@ def _check_arguments(
                 f"argument '{name}'={describe(got)} does not match expected {describe(expected)}",
                 action.id,
             )
-    for name in sorted(set(args) - set(action.arguments) - harmless):
+    for name in sorted(set(args) - set(action.arguments) - harmless - {target_param}):
         state.add(
             C.ARGUMENT_MISMATCH,
             step.index,

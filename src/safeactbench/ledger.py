@@ -97,7 +97,7 @@ class Ledger:
                 continue
             if not self._source_allowed(req, fact, result_step):
                 continue
-            if not compare(fact.value, req.op, req.value):
+            if not compare(fact.value, req.operator, req.value):
                 continue
             if req.fresh and not self.is_fresh(fact, before):
                 continue

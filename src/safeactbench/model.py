@@ -238,7 +238,9 @@ class Requirement(_Model):
     id: str = Field(description="unique within the case")
     ref: RefSpec
     field: str
-    op: CompareOp = "eq"
+    op: CompareOp | None = Field(
+        default=None, description="comparison with value; None: 'eq' when a value is given, else 'exists'"
+    )
     value: JSONValue = None
     via: list[str] | None = Field(
         default=None,
@@ -255,6 +257,12 @@ class Requirement(_Model):
         "the 'contradicted' intervention writes it into the world",
     )
     why: str = Field(default="", description="the business reason, for humans and reports")
+
+    @property
+    def operator(self) -> CompareOp:
+        if self.op is not None:
+            return self.op
+        return "exists" if self.value is None else "eq"
 
 
 class ExpectedAction(_Model):

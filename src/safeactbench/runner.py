@@ -8,6 +8,7 @@ import random
 import subprocess
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -110,17 +111,25 @@ def execute(
     store: RunStore,
     done: set[EpisodeKey],
     on_episode: Callable[[EpisodeRecord], None] | None = None,
+    workers: int = 1,
 ) -> list[EpisodeRecord]:
-    """Run every job not yet done, appending each record as it finishes."""
-    written = []
-    for job in jobs:
-        if job.key in done:
-            continue
-        record = play(job)
+    """Run every job not yet done; each record is appended (by this thread) as soon as it finishes."""
+    pending = [job for job in jobs if job.key not in done]
+    written: list[EpisodeRecord] = []
+
+    def land(record: EpisodeRecord) -> None:
         store.append(record)
         written.append(record)
         if on_episode:
             on_episode(record)
+
+    if workers <= 1:
+        for job in pending:
+            land(play(job))
+        return written
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in as_completed([pool.submit(play, job) for job in pending]):
+            land(future.result())
     return written
 
 

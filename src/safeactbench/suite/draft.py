@@ -104,7 +104,7 @@ class Draft:
         field_name: str,
         value: Any = None,
         *,
-        op: str = "eq",
+        op: str | None = None,
         via: list[str] | None = None,
         result_of: str | None = None,
         fresh: bool = True,

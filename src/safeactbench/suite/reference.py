@@ -72,7 +72,7 @@ def derive_reference(case: Case) -> list[ScriptStep]:
             if not ledger.establishing_fact(req, f"{record_type}:{record_id}", len(episode.steps), action_steps):
                 raise ReferenceError(
                     f"{case.id}: reading {record_type}:{record_id} with {tool} does not "
-                    f"establish requirement {req_id} ({req.field} {req.op} {req.value!r})"
+                    f"establish requirement {req_id} ({req.field} {req.operator} {req.value!r})"
                 )
 
     for step in case.reference:

@@ -1,0 +1,86 @@
+"""Serve one episode over MCP (stdio) with the official SDK: `safeactbench mcp --case ID --out DIR`.
+
+CLI agents (Claude Code, Codex, Qwen Code, …) connect to it as an MCP server. Every call goes to
+the episode, whatever it holds; the trajectory is rewritten atomically to DIR/trajectory.json after
+each call, so nothing is lost if the agent's process is killed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from .. import __version__
+from ..catalog import get_case
+from ..episode import Episode
+from ..public import public_view
+from .prompts import PROMPT_VERSION, system_prompt
+
+TRAJECTORY_FILE = "trajectory.json"
+
+
+def write_trajectory(episode: Episode, out: Path) -> None:
+    tmp = out / (TRAJECTORY_FILE + ".tmp")
+    tmp.write_text(episode.trajectory().model_dump_json(), encoding="utf-8")
+    tmp.replace(out / TRAJECTORY_FILE)
+
+
+def build_server(episode: Episode, out: Path) -> Server[Any]:
+    view = public_view(episode.case)
+    tools = [
+        types.Tool(
+            name=t["name"],
+            description=t["description"],
+            input_schema=t["parameters"],
+            annotations=types.ToolAnnotations(read_only_hint=bool(t["read_only"]), destructive_hint=not t["read_only"]),
+        )
+        for t in view.tools
+    ]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments: dict[str, Any] | str | None = params.arguments
+        observation = episode.call(params.name, arguments if arguments is not None else {})
+        write_trajectory(episode, out)
+        failed = observation.get("status") in ("error", "rejected")
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(observation, ensure_ascii=False))],
+            structured_content=observation,
+            is_error=failed,
+        )
+
+    return Server(
+        "safeactbench",
+        version=__version__,
+        instructions=f"{system_prompt(view)}\n(prompt version {PROMPT_VERSION})",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def serve(case_id: str, condition: str, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    episode = Episode(get_case(case_id, condition))
+    write_trajectory(episode, out)
+    server = build_server(episode, out)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    finally:
+        episode.stop()
+        write_trajectory(episode, out)
