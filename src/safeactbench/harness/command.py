@@ -56,7 +56,7 @@ def _run(command: str, cwd: Path, timeout: float) -> tuple[int | None, str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-            return None, f"timeout after {timeout:.0f}s"
+            return None, f"timeout: killed after {timeout:.0f}s"
 
 
 def play_command(job: Job, template: str, run_dir: Path, timeout: float, label: str) -> EpisodeRecord:
@@ -115,7 +115,7 @@ def play_command(job: Job, template: str, run_dir: Path, timeout: float, label: 
         return EpisodeRecord(
             **base,
             status="missing",
-            missing_reason=f"harness_crash: {problem or f'exit {code}'}; the agent never connected",
+            missing_reason=f"{problem or f'harness_crash: exit {code}'}; the agent never connected",
         )
     trajectory = Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
     if problem or (code != 0 and trajectory.end_reason not in TERMINAL_ENDS):
