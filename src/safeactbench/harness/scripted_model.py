@@ -13,6 +13,7 @@ import hashlib
 import random
 from typing import Any
 
+import anyio
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -52,6 +53,7 @@ class ScriptedAgentAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         get_agent(model_name)  # fail early on an unknown agent name
+        self.latency = float(model_args.get("latency", 0.0))  # seconds per call, to imitate a remote model
 
     async def generate(
         self,
@@ -60,6 +62,8 @@ class ScriptedAgentAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        if self.latency:
+            await anyio.sleep(self.latency)
         state = sample_state()
         if state is None:
             raise RuntimeError("the safeactbench scripted model only runs inside a safeactbench sample")
