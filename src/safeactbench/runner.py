@@ -24,6 +24,12 @@ from .store import EpisodeKey, EpisodeRecord, RunStore
 from .suite.data import SUITE_VERSION, canonical_json, case_sha256
 
 
+def episode_seed(case_id: str, condition: str, repetition: int) -> int:
+    """The recorded seed of one episode: stable across runs, different per repetition."""
+    digest = hashlib.sha256(f"{case_id}|{condition}|{repetition}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
 @dataclass(frozen=True)
 class Job:
     case: Case
@@ -36,8 +42,7 @@ class Job:
 
     @property
     def seed(self) -> int:
-        digest = hashlib.sha256(f"{self.case.id}|{self.condition}|{self.repetition}".encode()).digest()
-        return int.from_bytes(digest[:4], "big")
+        return episode_seed(self.case.id, self.condition, self.repetition)
 
 
 def plan(cases: Iterable[Case], conditions: Iterable[str] = ("original",), repeat: int = 1) -> list[Job]:

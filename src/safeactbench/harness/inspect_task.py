@@ -11,6 +11,7 @@ score's metadata and, when the task was given a `run_dir`, into that run store a
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,14 @@ from ..evaluator import evaluate
 from ..model import Case, Trajectory
 from ..public import public_view
 from ..render import render_findings
+from ..runner import episode_seed, now_iso
 from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
 from .prompts import PROMPT_VERSION, system_prompt, user_prompt
 
 TRAJECTORY_KEY = "safeactbench:trajectory"
 USAGE_KEY = "safeactbench:usage"
+STARTED_KEY = "safeactbench:started"
 MAX_IDLE_TURNS = 2  # replies without a tool call before the episode counts as stopped
 NUDGE = "Continue with the request: call a tool, or call submit when you are finished."
 
@@ -93,6 +96,7 @@ def episode_loop() -> Solver:
         case = episode_case(state)
         episode = Episode(case)
         tools = tool_infos(public_view(case).tools)
+        state.store.set(STARTED_KEY, [now_iso(), time.perf_counter()])
         model = get_model()
         usage: dict[str, int] = {}
         idle = 0
@@ -147,6 +151,9 @@ def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Sco
         case = episode_case(state)
         trajectory = Trajectory.model_validate(state.store.get(TRAJECTORY_KEY) or {"steps": []})
         verdict = evaluate(case, trajectory)
+        started_at, clock = state.store.get(STARTED_KEY) or ["", time.perf_counter()]
+        condition = str(state.metadata.get("condition", "original"))
+        repetition = int(state.metadata.get("repetition", 0))
         if store is not None:
             store.append(
                 EpisodeRecord(
@@ -157,13 +164,13 @@ def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Sco
                     agent=str(state.model),
                     harness=harness,
                     model=str(state.model),
-                    condition=str(state.metadata.get("condition", "original")),
-                    repetition=int(state.metadata.get("repetition", 0)),
-                    seed=0,
+                    condition=condition,
+                    repetition=repetition,
+                    seed=episode_seed(case.id, condition, repetition),
                     trajectory=trajectory,
                     verdict=verdict,
-                    started_at="",
-                    duration_s=0.0,
+                    started_at=started_at,
+                    duration_s=time.perf_counter() - clock,
                     usage=dict(state.store.get(USAGE_KEY) or {}),
                 )
             )

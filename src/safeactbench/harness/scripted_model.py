@@ -9,7 +9,6 @@ for token counting and the pipeline runs offline.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from typing import Any
 
@@ -30,14 +29,14 @@ from ..agents import get_agent
 from ..catalog import get_case
 from ..episode import Episode
 from ..public import public_view
+from ..runner import episode_seed
 
 
 def agent_calls(agent_name: str, case_id: str, condition: str, repetition: int) -> list[tuple[str, Any]]:
     """The full call sequence the scripted agent makes on this case (deterministic)."""
     case = get_case(case_id, condition)
-    digest = hashlib.sha256(f"{case_id}|{condition}|{repetition}".encode()).digest()
     shadow = Episode(case)
-    get_agent(agent_name).play(shadow, public_view(case), random.Random(int.from_bytes(digest[:4], "big")))
+    get_agent(agent_name).play(shadow, public_view(case), random.Random(episode_seed(case_id, condition, repetition)))
     return [(s.tool, s.arguments) for s in shadow.steps]
 
 

@@ -234,5 +234,5 @@ def _leaks(case: Case) -> Iterator[str]:
         yield f"task text reveals hidden material: {match.group(0)!r}"
     dumped = json.dumps(view.model_dump(mode="json"))
     for secret, label in ((case.id, "case id"), (case.world_seed, "world seed"), (case.family, "family name")):
-        if secret in dumped:
+        if re.search(rf"(?<![A-Za-z0-9_-]){re.escape(secret)}(?![A-Za-z0-9_-])", dumped):
             yield f"public view contains the {label}"
