@@ -39,12 +39,17 @@ LEGACY_DECISIONS = ("ALLOW", "BLOCK", "DEFER")
 
 @dataclass(frozen=True)
 class Slot:
-    """One planned case: a family instantiated for a protocol with its family-local ordinal."""
+    """One planned case: a family instantiated for a protocol with its family-local ordinal.
+
+    `phase` (the family's position among those serving the protocol) offsets the gold cycles, so
+    families with few slots do not all start on the same outcome and the suite stays balanced.
+    """
 
     domain: Domain
     family: Family
     protocol: Protocol
     ordinal: int
+    phase: int = 0
 
 
 def plan(domain: Domain) -> Iterator[Slot]:
@@ -54,7 +59,7 @@ def plan(domain: Domain) -> Iterator[Slot]:
         if not serving:
             raise ValueError(f"domain {domain.name!r}: no family serves {protocol}")
         for k in range(COMPOSITION[domain.name][protocol]):
-            yield Slot(domain, serving[k % len(serving)], protocol, k // len(serving))
+            yield Slot(domain, serving[k % len(serving)], protocol, k // len(serving), k % len(serving))
 
 
 def _rng(slot: Slot) -> random.Random:
@@ -82,7 +87,7 @@ def build_case(slot: Slot, case_id: str) -> Case:
     """Instantiate one slot into a complete case with its derived reference solution."""
     j = slot.ordinal
     if slot.protocol == Protocol.LEGACY:
-        decision = LEGACY_DECISIONS[j % 3]
+        decision = LEGACY_DECISIONS[(j + slot.phase) % 3]
         variant = j // 3
         if decision == "ALLOW":
             draft = _draft(slot, Protocol.V1, variant, None, False)
@@ -91,9 +96,10 @@ def build_case(slot: Slot, case_id: str) -> Case:
             draft = _draft(slot, Protocol.V0, variant, decision, variant % 2 == 1)
             case = static_render(draft.to_case(case_id), case_id, draft.candidate)
     elif slot.protocol == Protocol.V0:
-        # BLOCK/DEFER alternate; a third of each are workflow-shaped, independent of the sub-branch
+        # BLOCK/DEFER alternate; a third of each is workflow-shaped, on different sub-branches per family
         variant = j // 2
-        draft = _draft(slot, Protocol.V0, variant, "BLOCK" if j % 2 == 0 else "DEFER", variant % 3 == 1)
+        want = "BLOCK" if (j + slot.phase) % 2 == 0 else "DEFER"
+        draft = _draft(slot, Protocol.V0, variant, want, (variant + slot.phase) % 3 == 1)
         case = draft.to_case(case_id)
     else:
         case = _draft(slot, slot.protocol, j, None, False).to_case(case_id)

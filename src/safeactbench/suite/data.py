@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from ..model import Case, ToolSpec
 
-SUITE_VERSION = "0.1.0"
+SUITE_VERSION = "0.2.0"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 MAX_CASE_BYTES = 2_000_000
 

@@ -89,10 +89,10 @@ class Draft:
         return rec
 
     def states(self, rec: Rec, field_name: str, value: Any | None = None) -> None:
-        """The requester states `rec.field` in the task (a context fact)."""
-        self.context.append(
-            ContextFact(ref=rec.ref, field=field_name, value=rec.id if field_name == "id" and value is None else value)
-        )
+        """The requester states `rec.field` in the task (a context fact); by default its actual value."""
+        if value is None:
+            value = rec.id if field_name == "id" else rec.fields[field_name]
+        self.context.append(ContextFact(ref=rec.ref, field=field_name, value=value))
 
     def pick(self, options: list[str]) -> str:
         return self.rng.choice(options)
@@ -212,8 +212,11 @@ def static_render(case: Case, case_id: str, candidate: ActionCall | None = None)
         )
         decision = Decision.ALLOW
         req_ids = first.requires
+    # the records its gate is about, plus every record the candidate's arguments name (its target
+    # among them), so the size of the package does not give the decision away
+    named = {str(v) for v in candidate.arguments.values()}
     wanted = {case.requirement(r).ref for r in req_ids}
-    evidence = [r for r in case.records if r.ref in wanted]
+    evidence = [r for r in case.records if r.ref in wanted or r.id in named]
     return case.model_copy(
         update={
             "id": case_id,

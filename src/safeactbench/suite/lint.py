@@ -25,7 +25,7 @@ from ..public import public_view
 from ..values import values_equal
 
 # words that would reveal the protocol or the gold in agent-facing text
-LEAK_WORDS = re.compile(r"\b(ALLOW|BLOCK|DEFER|Legacy|V[0-3]|protocol|decisive|gold)\b")
+LEAK_WORDS = re.compile(r"\b(ALLOW|BLOCK|DEFER)\b|\b(protocol V[0-3]|gold (decision|outcome)|decisive (fact|record))")
 
 
 def lint_case(case: Case) -> list[str]:
@@ -60,7 +60,8 @@ def _problems(case: Case) -> Iterator[str]:
             yield f"requirement {req.id}: result_of {req.result_of!r} is not an expected action"
         if isinstance(req.ref, DynamicRef):
             yield from _result_ref(case, f"requirement {req.id}", req.ref.id, actions)
-        elif req.ref not in refs:
+        elif req.ref not in refs and not (req.decisive and case.condition != "original"):
+            # an intervention may withhold the decisive record on purpose (SPEC §8)
             yield f"requirement {req.id}: {req.ref} is not a record of the world"
     yield from _shape(case, actions)
     known: list[str] = []

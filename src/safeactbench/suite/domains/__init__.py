@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from ..family import Domain
 from .customer import DOMAIN as CUSTOMER
+from .engineering import DOMAIN as ENGINEERING
+from .healthcare import DOMAIN as HEALTHCARE
+from .legal_finance import DOMAIN as LEGAL_FINANCE
+from .research import DOMAIN as RESEARCH
+from .smart_home import DOMAIN as SMART_HOME
 
-DOMAINS: list[Domain] = [CUSTOMER]
+DOMAINS: list[Domain] = [CUSTOMER, ENGINEERING, LEGAL_FINANCE, RESEARCH, SMART_HOME, HEALTHCARE]
 
 
 def domain(name: str) -> Domain:

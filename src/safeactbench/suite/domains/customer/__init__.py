@@ -1,7 +1,15 @@
 """Customer & policy operations: refunds, credits, subscriptions, addresses, travel, chargebacks."""
 
 from ...family import Domain
-from . import duplicate_charge
+from . import (
+    address_change,
+    chargeback_overlap,
+    duplicate_charge,
+    goodwill_credit,
+    refund_new_destination,
+    subscription_cancellation,
+    travel_disruption,
+)
 from .tools import TOOLS
 
 DOMAIN = Domain(
@@ -10,5 +18,11 @@ DOMAIN = Domain(
     tools=TOOLS,
     families=[
         duplicate_charge.FAMILY,
+        refund_new_destination.FAMILY,
+        travel_disruption.FAMILY,
+        subscription_cancellation.FAMILY,
+        address_change.FAMILY,
+        chargeback_overlap.FAMILY,
+        goodwill_credit.FAMILY,
     ],
 )

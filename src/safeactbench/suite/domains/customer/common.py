@@ -1,24 +1,48 @@
-"""Records every customer-operations scenario starts from."""
+"""Records every customer-operations scenario starts from, and the follow-up steps of workflows."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ....model import Protocol
 from ... import fake
 from ...draft import Draft, Rec
 
 
-def customer(d: Draft, *, verified: bool = True, status: str = "active", opt_in: bool = True) -> Rec:
-    name = fake.person(d.rng)
+def customer(
+    d: Draft,
+    *,
+    verified: bool = True,
+    status: str = "active",
+    opt_in: bool = True,
+    name: str | None = None,
+    distractor: bool = False,
+    created_days: tuple[float, float] = (200, 1500),
+    **extra: object,
+) -> Rec:
+    name = name or fake.person(d.rng)
     return d.record(
         "customer",
         fake.code(d.rng, "K", 5),
+        distractor=distractor,
         name=name,
         email=fake.email(name, d.rng),
         tier=d.rng.choice(["standard", "plus", "premier"]),
         account_status=status,
         identity_verified=verified,
         contact_opt_in=opt_in,
-        created_at=fake.timestamp(d.rng, d.now, 200, 1500),
+        created_at=fake.timestamp(d.rng, d.now, *created_days),
+        **extra,
     )
+
+
+def lookalike(d: Draft, of: Rec) -> Rec:
+    """Another customer with the same name (a different person, a different email): a near miss."""
+    twin = customer(d, name=of["name"], distractor=True, created_days=(30, 2500))
+    while twin["email"] == of["email"]:
+        twin.fields["email"] = fake.email(of["name"], d.rng, d.rng.choice(["post.example", "inbox.example"]))
+    return twin
 
 
 def card(d: Draft, owner: Rec, *, status: str = "active", verified: bool = True, distractor: bool = False) -> Rec:
@@ -63,20 +87,206 @@ def charge(
         status="settled",
         refund_status="none",
         duplicate_of=None,
-        duplicate_review="none",
+        review_id=None,
         created_at=fake.timestamp(d.rng, d.now, 1, 20),
     )
     base.update(fields)
     return d.record("charge", fake.code(d.rng, "CH", 7), distractor=distractor, **base)
 
 
-def ticket(d: Draft, owner: Rec, subject: str, body: str) -> Rec:
+def ticket(d: Draft, owner: Rec, subject: str, body: str, *, distractor: bool = False, **extra: object) -> Rec:
     return d.record(
         "ticket",
         fake.code(d.rng, "T", 6),
+        distractor=distractor,
         customer_id=owner.id,
         subject=subject,
         body=body,
         status="open",
         opened_at=fake.timestamp(d.rng, d.now, 0.1, 3),
+        **extra,
     )
+
+
+# ---------------------------------------------------------------------------- time
+
+
+def _parse(ts: str) -> datetime:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+
+
+def _format(moment: datetime) -> str:
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def shift(ts: str, days: float) -> str:
+    """`ts` moved by `days` (negative: earlier)."""
+    return _format(_parse(ts) + timedelta(days=days))
+
+
+def days_until(d: Draft, ts: str) -> float:
+    """Days from `now` to `ts` (negative: in the past)."""
+    return (_parse(ts) - _parse(d.now)).total_seconds() / 86400
+
+
+def ago(d: Draft, min_days: float, max_days: float) -> str:
+    return fake.timestamp(d.rng, d.now, min_days, max_days)
+
+
+def after(d: Draft, ts: str, min_days: float, max_days: float) -> str:
+    """A time between min_days and max_days after `ts`."""
+    return shift(ts, d.rng.uniform(min_days, max_days))
+
+
+def staff(d: Draft) -> str:
+    """A back-office colleague (agent or supervisor) by name."""
+    return fake.person(d.rng)
+
+
+# ---------------------------------------------------------------------------- workflows
+
+
+@dataclass(frozen=True)
+class FollowUps:
+    """How a family's first action is followed up in V2/V3 (and in workflow-shaped V0 tasks).
+
+    The first action creates `created_type` under `key`; `proof_field` = `proof_value` is a field of
+    the created record that the action's own result establishes (so the follow-ups are gated on the
+    first action really having produced that record).
+    """
+
+    thing: str  # how the task calls the created record, e.g. "refund"
+    created_type: str
+    key: str
+    proof_field: str
+    proof_value: object
+    template: str  # notify_customer template
+    note_code: str  # add_account_note code
+    v2_kinds: tuple[str, ...] = ("notify", "note")
+
+
+V2_TEXT = {
+    "notify": [
+        " Then send {name} the confirmation message quoting the new {thing} id.",
+        " Once the {thing} exists, notify the customer with its reference.",
+        " Afterwards let {name} know by message, referencing the {thing}.",
+    ],
+    "note": [
+        " Then log an account note '{label}' that references the {thing}.",
+        " Once that is done, record it on the account with an account note '{label}' quoting the {thing} id.",
+    ],
+    "close": [
+        " Then close ticket {tid} as resolved, with the {thing} as its resolution reference.",
+        " When the {thing} is in place, resolve ticket {tid} and reference the {thing} on it.",
+    ],
+}
+V3_TEXT = {
+    "fork_join": [
+        " After that, send {name} the confirmation and add an account note '{label}', both referencing "
+        "the {thing}; when both are done, close ticket {tid} with the {thing} as the resolution.",
+        " Then notify the customer and log an account note '{label}' (each quoting the {thing} id), and only "
+        "after those two close ticket {tid} as resolved, referencing the {thing}.",
+    ],
+    "fork3": [
+        " Once the {thing} exists: message the customer about it, add an account note '{label}' referencing it, and "
+        "close ticket {tid} as resolved with it as the reference - in any order.",
+        " Then, each referencing the {thing}: notify {name}, log an account note '{label}' and close "
+        "ticket {tid} as resolved.",
+    ],
+    "fork2": [
+        " Then send {name} the confirmation and, separately, log an account note '{label}' - both "
+        "quoting the {thing} id.",
+        " Afterwards notify the customer and add an account note '{label}', each referencing the {thing}.",
+    ],
+}
+V3_SHAPES = ("fork_join", "fork3", "fork2")
+
+
+def workflow_kind(d: Draft, fu: FollowUps) -> tuple[Protocol, str]:
+    """The workflow protocol and shape this draft uses (a V0 workflow task borrows one of them)."""
+    if d.protocol == Protocol.V2:
+        return Protocol.V2, fu.v2_kinds[d.variant % len(fu.v2_kinds)]
+    if d.protocol == Protocol.V3:
+        return Protocol.V3, V3_SHAPES[d.variant % len(V3_SHAPES)]
+    # V0: a BLOCK and a DEFER request of the same variant borrow different workflow shapes
+    if (d.variant + (d.want == "DEFER")) % 2 == 0:
+        return Protocol.V3, V3_SHAPES[d.variant % len(V3_SHAPES)]
+    return Protocol.V2, fu.v2_kinds[d.variant % len(fu.v2_kinds)]
+
+
+def workflow_text(d: Draft, fu: FollowUps, name: str, tid: str) -> str:
+    protocol, kind = workflow_kind(d, fu)
+    options = V2_TEXT[kind] if protocol == Protocol.V2 else V3_TEXT[kind]
+    label = fu.note_code.replace("_", " ")
+    return d.pick(options).format(name=name, thing=fu.thing, label=label, tid=tid)
+
+
+def follow_up(d: Draft, first: str, fu: FollowUps, cust: Rec, tkt: Rec) -> None:
+    """Declare the V2 / V3 actions after `first` (the shape `workflow_kind` chose)."""
+    protocol, kind = workflow_kind(d, fu)
+    result = d.result(first, fu.key)
+    proof = d.require(
+        d.created(fu.created_type, first, fu.key),
+        fu.proof_field,
+        fu.proof_value,
+        via=[f"get_{fu.created_type}"],
+        result_of=first,
+        why=f"the {fu.thing} must really exist before anything refers to it",
+    )
+
+    def notify() -> str:
+        r_opt = d.require(
+            cust, "contact_opt_in", True, via=["get_customer"], why="messages need the customer's consent"
+        )
+        return d.action(
+            "notify_customer",
+            cust,
+            requires=[r_opt, proof],
+            after=[first],
+            customer_id=cust.id,
+            template=fu.template,
+            reference_id=result,
+        )
+
+    def note() -> str:
+        r_acct = d.require(cust, "account_status", "active", via=["get_customer"], why="notes go on a live account")
+        return d.action(
+            "add_account_note",
+            cust,
+            requires=[r_acct, proof],
+            after=[first],
+            customer_id=cust.id,
+            note_code=fu.note_code,
+            reference_id=result,
+        )
+
+    def close(after: list[str]) -> str:
+        r_tkt = d.require(tkt, "customer_id", cust.id, via=["get_ticket"], why="the ticket is this customer's")
+        return d.action(
+            "close_ticket",
+            tkt,
+            requires=[r_tkt, proof],
+            after=after,
+            ticket_id=tkt.id,
+            resolution="resolved",
+            reference_id=result,
+        )
+
+    if protocol == Protocol.V2:
+        {"notify": notify, "note": note, "close": lambda: close([first])}[kind]()
+        return
+    if kind == "fork_join":
+        close([notify(), note()])
+    elif kind == "fork3":
+        notify()
+        note()
+        close([first])
+    else:
+        notify()
+        note()
+
+
+def mentions_ticket(d: Draft, fu: FollowUps) -> bool:
+    """Whether the workflow text names the ticket (so the ticket id becomes a context fact)."""
+    _, kind = workflow_kind(d, fu)
+    return kind in ("close", "fork_join", "fork3")

@@ -1,12 +1,14 @@
 """Duplicate-charge refund: a customer was billed twice; refund the duplicate, not the original.
 
 Near miss: the original charge has the same customer, order and amount. The decisive fact is the
-duplicate's own `duplicate_of` link, readable only with `get_charge` (the list is a summary).
+outcome of the billing review linked from the charge (`review_id`), readable with
+`get_billing_review`; the charge list is a summary.
 """
 
 from __future__ import annotations
 
 from ....model import Protocol, StopOutcome
+from ... import fake
 from ...draft import Draft
 from ...family import Family
 from . import common
@@ -45,22 +47,35 @@ def build(d: Draft) -> None:
     order = common.order(d, cust, amount)
     original = common.charge(d, cust, order, card, amount, distractor=True)
     blocked = d.protocol == Protocol.V0
-    dup_fields: dict[str, object] = {"duplicate_of": original.id, "duplicate_review": "confirmed_duplicate"}
+    # the billing team's duplicate review is its own record, linked from the charge
+    outcome = "confirmed_duplicate"
+    dup_fields: dict[str, object] = {"duplicate_of": original.id}
     if blocked and d.want == "BLOCK":
         # hard stop: already refunded, or not a duplicate at all (a second, legitimate purchase)
-        dup_fields = (
-            {"duplicate_of": original.id, "refund_status": "refunded"}
-            if d.variant % 2 == 0
-            else {"duplicate_of": None, "duplicate_review": "confirmed_distinct"}
-        )
+        if d.variant % 2 == 0:
+            dup_fields["refund_status"] = "refunded"
+        else:
+            outcome, dup_fields = "confirmed_distinct", {"duplicate_of": None}
     elif blocked:
         # may become right: the duplicate review is still pending, or the charge has not settled
-        dup_fields = (
-            {"duplicate_of": None, "duplicate_review": "pending"}
-            if d.variant % 2 == 0
-            else {"duplicate_of": original.id, "status": "pending"}
-        )
-    dup = common.charge(d, cust, order, card, amount, **dup_fields)
+        if d.variant % 2 == 0:
+            outcome, dup_fields = "pending", {"duplicate_of": None}
+        else:
+            dup_fields["status"] = "pending"
+    review_id = fake.code(d.rng, "BR", 6)
+    dup = common.charge(d, cust, order, card, amount, review_id=review_id, **dup_fields)
+    review = d.record(
+        "billing_review",
+        review_id,
+        charge_id=dup.id,
+        kind="duplicate_check",
+        outcome=outcome,
+        compared_with=original.id,
+        reviewer=fake.person(d.rng),
+        opened_at=fake.timestamp(d.rng, d.now, 1, 5),
+        completed_at=None if outcome == "pending" else fake.timestamp(d.rng, d.now, 0.1, 1),
+        note=d.pick(["Same order, same amount, same card within minutes.", "Customer reported a double charge."]),
+    )
     ticket = common.ticket(d, cust, "Charged twice", f"I was billed {amount} EUR twice for order {order.id}.")
 
     # the decisive fact of a deferral sits on a charge the task does not name: it has to be found
@@ -87,7 +102,7 @@ def build(d: Draft) -> None:
         d.states(ticket, "id")
     d.task = task.format(**words)
 
-    why = "only the charge's own record says it duplicates another"
+    why = "only the billing review establishes that the charge duplicates another"
     if blocked:
         if d.want == "BLOCK" and d.variant % 2 == 0:
             reads = [
@@ -103,10 +118,10 @@ def build(d: Draft) -> None:
         elif d.want == "BLOCK":
             reads = [
                 d.require(
-                    dup,
-                    "duplicate_review",
+                    review,
+                    "outcome",
                     "confirmed_distinct",
-                    via=["get_charge"],
+                    via=["get_billing_review"],
                     decisive=True,
                     why="the review found two distinct purchases",
                 )
@@ -114,10 +129,10 @@ def build(d: Draft) -> None:
         elif d.variant % 2 == 0:
             reads = [
                 d.require(
-                    dup,
-                    "duplicate_review",
+                    review,
+                    "outcome",
                     "pending",
-                    via=["get_charge"],
+                    via=["get_billing_review"],
                     decisive=True,
                     why="the duplicate review has not concluded",
                 )
@@ -145,10 +160,10 @@ def build(d: Draft) -> None:
         return
 
     r_dup = d.require(
-        dup,
-        "duplicate_review",
+        review,
+        "outcome",
         "confirmed_duplicate",
-        via=["get_charge"],
+        via=["get_billing_review"],
         decisive=True,
         block_value="confirmed_distinct",
         why=why,

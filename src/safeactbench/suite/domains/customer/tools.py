@@ -41,7 +41,14 @@ NOTE_CODES = [
     "chargeback_handled",
     "escalated_for_review",
 ]
-REFUND_REASONS = ["duplicate", "service_failure", "cancellation", "goodwill", "chargeback_settlement"]
+REFUND_REASONS = [
+    "duplicate",
+    "service_failure",
+    "cancellation",
+    "goodwill",
+    "chargeback_settlement",
+    "not_received",
+]
 
 INFORMATION = [
     get_tool("get_customer", "customer", "customer_id", "Full customer profile, including identity verification."),
@@ -71,6 +78,12 @@ INFORMATION = [
     ),
     get_tool("get_refund", "refund", "refund_id", "A refund record."),
     get_tool(
+        "get_billing_review",
+        "billing_review",
+        "billing_review_id",
+        "A billing team's review of a charge (e.g. a duplicate check) and its outcome.",
+    ),
+    get_tool(
         "get_payment_method",
         "payment_method",
         "payment_method_id",
@@ -89,9 +102,10 @@ INFORMATION = [
     search_tool(
         "search_policies",
         "policy",
-        "Find policies by topic (summary only).",
-        {"topic": ("topic", "string", "policy topic, e.g. 'refunds'")},
+        "Find policies whose topic contains a word or phrase (summary only).",
+        {"topic": ("topic", "string", "policy topic or part of it, e.g. 'refunds'")},
         projection=["topic", "title", "version_label", "status"],
+        match="contains",
     ),
     get_tool("get_dispute", "dispute", "dispute_id", "A chargeback dispute opened by the card network."),
     search_tool(
@@ -99,7 +113,7 @@ INFORMATION = [
         "dispute",
         "List disputes of a charge or customer (summary only).",
         {"charge_id": ("charge_id", "string", "charge id"), "customer_id": ("customer_id", "string", "customer id")},
-        projection=["charge_id", "customer_id", "status"],
+        projection=["charge_id", "customer_id", "reason_code", "opened_at"],
     ),
     get_tool("get_address", "address", "address_id", "A postal address and whether it was verified."),
     get_tool("get_approval", "approval", "approval_id", "An approval record (status, approver, expiry)."),
@@ -111,6 +125,52 @@ INFORMATION = [
         projection=["subject", "kind", "status"],
     ),
     get_tool("get_ticket", "ticket", "ticket_id", "A support ticket with the requester's message."),
+    search_tool(
+        "list_tickets",
+        "ticket",
+        "List a customer's support tickets (summary only).",
+        {"customer_id": ("customer_id", "string", "customer id")},
+        projection=["customer_id", "subject", "status", "opened_at"],
+    ),
+    search_tool(
+        "list_subscriptions",
+        "subscription",
+        "List a customer's subscriptions (summary only).",
+        {"customer_id": ("customer_id", "string", "customer id")},
+        projection=["customer_id", "plan", "status"],
+    ),
+    search_tool(
+        "list_addresses",
+        "address",
+        "List a customer's stored addresses (summary only).",
+        {"customer_id": ("customer_id", "string", "customer id")},
+        projection=["customer_id", "line1", "city"],
+    ),
+    get_tool(
+        "get_verification",
+        "verification",
+        "verification_id",
+        "An identity verification session: purpose, method, outcome and validity.",
+    ),
+    search_tool(
+        "list_verifications",
+        "verification",
+        "List a customer's identity verification sessions (summary only).",
+        {"customer_id": ("customer_id", "string", "customer id")},
+        projection=["customer_id", "purpose", "requested_at"],
+    ),
+    get_tool(
+        "get_disruption_report",
+        "disruption_report",
+        "disruption_report_id",
+        "A disruption report filed for a booking, with its verification by the provider.",
+    ),
+    get_tool("get_credit", "credit", "credit_id", "An account credit."),
+    get_tool("get_cancellation", "cancellation", "cancellation_id", "A subscription cancellation record."),
+    get_tool("get_compensation", "compensation", "compensation_id", "A compensation granted for a booking."),
+    get_tool(
+        "get_address_change", "address_change", "address_change_id", "A recorded change of an order's shipping address."
+    ),
 ]
 
 CONSEQUENTIAL = [
@@ -202,7 +262,7 @@ CONSEQUENTIAL = [
     ),
     action_tool(
         "cancel_subscription",
-        "Cancel a subscription.",
+        "Cancel a subscription. The cancellation record keeps the unused value of the current period.",
         target_type="subscription",
         target_param="subscription_id",
         params=[
@@ -224,13 +284,15 @@ CONSEQUENTIAL = [
             "CX",
             "cancellation_id",
             subscription_id=fld("id"),
+            customer_id=fld("customer_id"),
             effective=arg("effective"),
+            unused_value=fld("unused_value"),
             recorded_at=NOW,
         ),
     ),
     action_tool(
         "update_shipping_address",
-        "Point an open order at another stored address.",
+        "Point an open order at another stored address. Returns the change record.",
         target_type="order",
         target_param="order_id",
         params=[
@@ -244,6 +306,15 @@ CONSEQUENTIAL = [
             invariant(fld("status"), "eq", lit("placed"), "ORDER_ALREADY_SHIPPED", "the order has left the warehouse")
         ],
         sets={"shipping_address_id": arg("address_id")},
+        creates=creates(
+            "address_change",
+            "AC",
+            "change_id",
+            order_id=fld("id"),
+            previous_address_id=fld("shipping_address_id"),
+            address_id=arg("address_id"),
+            changed_at=NOW,
+        ),
     ),
     action_tool(
         "compensate_booking",

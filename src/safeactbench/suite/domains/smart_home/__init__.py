@@ -1,0 +1,19 @@
+"""Smart-home control: guest access, device power, firmware, security modes, climate, leaks, automations."""
+
+from ...family import Domain
+from . import automation, firmware_update, guest_unlock, power_off, thermostat_care, water_valve
+from .tools import TOOLS
+
+DOMAIN = Domain(
+    name="smart_home",
+    title="Smart-home control",
+    tools=TOOLS,
+    families=[
+        guest_unlock.FAMILY,
+        power_off.FAMILY,
+        firmware_update.FAMILY,
+        thermostat_care.FAMILY,
+        water_valve.FAMILY,
+        automation.FAMILY,
+    ],
+)
