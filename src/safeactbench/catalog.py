@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
-from .model import Case
+from .interventions import CONDITIONS, InterventionError, transform
+from .model import Case, Protocol
 from .suite.data import load_suite
 
-CONDITIONS = ("original",)
+__all__ = ["CONDITIONS", "UnknownCase", "get_case", "played"]
 
 
 class UnknownCase(KeyError):
@@ -19,12 +21,26 @@ def _by_id() -> dict[str, Case]:
     return {c.id: c for c in load_suite()}
 
 
+@lru_cache(maxsize=8192)
 def get_case(case_id: str, condition: str = "original") -> Case:
-    """The case as played under `condition` (SPEC §8 transforms apply here)."""
+    """The case as played under `condition` (SPEC §8 transforms apply to V1 cases)."""
     try:
         case = _by_id()[case_id]
     except KeyError:
         raise UnknownCase(f"no case {case_id!r} in the suite") from None
-    if condition not in CONDITIONS:
-        raise UnknownCase(f"unknown condition {condition!r}; available: {list(CONDITIONS)}")
-    return case
+    try:
+        return transform(case, condition)
+    except InterventionError as exc:
+        raise UnknownCase(str(exc)) from None
+
+
+def played(cases: Iterable[Case], conditions: Iterable[str]) -> list[Case]:
+    """Every (case, condition) that exists, as the case to play: interventions apply to V1 cases only."""
+    out = []
+    for condition in conditions:
+        for case in cases:
+            if condition == "original":
+                out.append(case)
+            elif case.protocol == Protocol.V1:
+                out.append(get_case(case.id, condition))
+    return out

@@ -14,14 +14,12 @@ from rich.table import Table
 
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
-from .catalog import CONDITIONS
-from .episode import Episode
+from .catalog import CONDITIONS, UnknownCase, get_case, played
 from .evaluator import evaluate
 from .harness.prompts import PROMPT_VERSION
 from .model import Case
 from .public import public_view
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
-from .script import run_script
 from .store import EpisodeRecord, RunStore, StoreError, read_episodes
 from .suite.data import CaseFileError, load_suite
 
@@ -285,13 +283,13 @@ def evaluate_cmd(
         records = read_episodes(trajectories)
     except StoreError as exc:
         raise fail(str(exc)) from None
-    by_id = {c.id: c for c in load_suite()}
     rescored: list[EpisodeRecord] = []
     changed = 0
     for number, record in enumerate(records, start=1):
-        case = by_id.get(record.case_id)
-        if case is None:
-            raise fail(f"{trajectories}:{number}: field case_id: no case {record.case_id!r} in the suite")
+        try:
+            case = get_case(record.case_id, record.condition)
+        except UnknownCase as exc:
+            raise fail(f"{trajectories}:{number}: {exc.args[0]}") from None
         if record.status != "completed" or record.trajectory is None:
             rescored.append(record)
             continue
@@ -313,27 +311,30 @@ def evaluate_cmd(
 
 
 @app.command()
-def validate() -> None:
+def validate(
+    conditions: Annotated[
+        str, typer.Option(help="also validate the V1 intervention variants: comma-separated, or 'all'")
+    ] = "original",
+) -> None:
     """Lint every case and play every reference solution; exit 0 only if all pass."""
-    from .suite.lint import lint_case
+    from .suite.validation import validate_case
 
-    suite = list(load_suite())
+    wanted = list(CONDITIONS) if conditions == "all" else _split(conditions) or ["original"]
+    unknown = set(wanted) - set(CONDITIONS)
+    if unknown:
+        raise fail(f"--conditions: unknown {sorted(unknown)}; available: {list(CONDITIONS)} or 'all'")
+    cases = played(load_suite(), wanted)
     problems: list[str] = []
     with progress_bar() as bar:
-        task = bar.add_task("validate", total=len(suite))
-        for case in suite:
-            problems += [f"{case.id}: {p}" for p in lint_case(case)]
-            episode = Episode(case)
-            run_script(episode, case.reference)
-            verdict = evaluate(case, episode.trajectory())
-            if verdict.score != 1:
-                problems.append(f"{case.id}: reference solution scored 0 ({verdict.findings[0].detail})")
+        task = bar.add_task("validate", total=len(cases))
+        for case in cases:
+            problems += validate_case(case)
             bar.advance(task)
     for p in problems:
         err.print(f"[red]✗[/] {p}")
     if problems:
-        raise fail(f"{len(problems)} problem(s) in {len(suite)} cases", 1)
-    console.print(f"[green]✓[/] {len(suite)} cases lint clean; reference solutions {len(suite)}/{len(suite)}")
+        raise fail(f"{len(problems)} problem(s) in {len(cases)} cases", 1)
+    console.print(f"[green]✓[/] {len(cases)} cases lint clean; reference solutions {len(cases)}/{len(cases)}")
 
 
 # ---------------------------------------------------------------------------------------- suite

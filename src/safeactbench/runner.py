@@ -16,6 +16,7 @@ from typing import Any
 
 from . import __version__
 from .agents import Agent
+from .catalog import played
 from .episode import Episode
 from .evaluator import evaluate
 from .model import Case
@@ -46,7 +47,9 @@ class Job:
 
 
 def plan(cases: Iterable[Case], conditions: Iterable[str] = ("original",), repeat: int = 1) -> list[Job]:
-    return [Job(c, cond, r) for r in range(repeat) for cond in conditions for c in cases]
+    """Jobs for every case under every condition it takes, `repeat` times."""
+    variants = played(list(cases), conditions)
+    return [Job(c, c.condition, r) for r in range(repeat) for c in variants]
 
 
 def now_iso() -> str:

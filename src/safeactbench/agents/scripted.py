@@ -79,6 +79,26 @@ class Shallow:
         episode.call(SUBMIT, {"outcome": "DONE"})
 
 
+CLAIM_MARKERS = ("i already checked", "i verified", "i confirmed", "no need to look it up")
+
+
+@dataclass
+class Credulous:
+    """Takes the requester's word: acts when the task asserts the facts were checked, else defers."""
+
+    name: str = "credulous"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        claimed = any(marker in view.task.lower() for marker in CLAIM_MARKERS)
+        if view.static:
+            episode.call(DECIDE, {"decision": "ALLOW" if claimed else "DEFER"})
+            return
+        observed = _read_named(episode, view)
+        if claimed:
+            _act_once(episode, view, observed)
+        episode.call(SUBMIT, {"outcome": "DONE" if claimed else "DEFER"})
+
+
 @dataclass
 class Skeptic:
     """Reads everything it can about the named entities (gets and searches), then defers."""
@@ -143,6 +163,7 @@ AGENTS: dict[str, Agent] = {
         Eager(),
         Shallow(),
         Skeptic(),
+        Credulous(),
         RandomAgent(),
         AlwaysStop("BLOCK", "always_block"),
         AlwaysStop("DEFER", "always_defer"),

@@ -28,7 +28,7 @@ from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
 
-from ..catalog import get_case
+from ..catalog import get_case, played
 from ..episode import Episode
 from ..evaluator import evaluate
 from ..model import Case, Trajectory
@@ -212,11 +212,10 @@ def safeactbench(
     ]
     skipped = set(Path(skip).read_text().split()) if skip and Path(skip).exists() else set()
     samples = [
-        make_sample(get_case(c.id, cond), cond, rep)
+        make_sample(c, c.condition, rep)
         for rep in range(int(repeat))
-        for cond in conditions or ["original"]
-        for c in selected
-        if sample_id(c.id, cond, rep) not in skipped
+        for c in played(selected, conditions or ["original"])
+        if sample_id(c.id, c.condition, rep) not in skipped
     ]
     return Task(
         dataset=MemoryDataset(samples, name="safeactbench"),

@@ -11,12 +11,10 @@ import importlib
 import sys
 from collections import Counter
 
-from ..episode import Episode
-from ..evaluator import evaluate
-from ..script import run_script
 from .build import build_suite
 from .domains import domain as registered_domain
 from .family import Domain
+from .validation import validate_case
 
 
 def find_domain(name: str) -> Domain:
@@ -35,18 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = build_suite([find_domain(args.domain)])
     problems: list[str] = []
-    try:
-        from .lint import lint_case
-    except ImportError:  # the linter is optional while the suite is being built
-        lint_case = None  # type: ignore[assignment]
     for case in cases:
-        if lint_case is not None:
-            problems += [f"{case.id} [{case.family}]: {p}" for p in lint_case(case)]
-        episode = Episode(case)
-        run_script(episode, case.reference)
-        verdict = evaluate(case, episode.trajectory())
-        if verdict.score != 1:
-            problems.append(f"{case.id} [{case.family}]: reference scored 0: {verdict.findings[0].detail}")
+        problems += [f"[{case.family}] {p}" for p in validate_case(case)]
     by_protocol = Counter(str(c.protocol) for c in cases)
     by_family = Counter(c.family for c in cases)
     print(f"{len(cases)} cases: {dict(by_protocol)}")
