@@ -310,11 +310,17 @@ def evaluate_cmd(
 # ------------------------------------------------------------------------------------- validate
 
 
+BASELINES = ("reference", "eager", "shallow", "skeptic", "credulous", "random", "always_block", "always_defer")
+
+
 @app.command()
 def validate(
     conditions: Annotated[
         str, typer.Option(help="also validate the V1 intervention variants: comma-separated, or 'all'")
     ] = "original",
+    report: Annotated[
+        Path | None, typer.Option(help="write the suite's validation report (Markdown) to this file")
+    ] = None,
 ) -> None:
     """Lint every case and play every reference solution; exit 0 only if all pass."""
     from .suite.validation import validate_case
@@ -330,11 +336,36 @@ def validate(
         for case in cases:
             problems += validate_case(case)
             bar.advance(task)
+    if report is not None:
+        write_suite_report(report)
+        console.print(f"wrote {report}")
     for p in problems:
         err.print(f"[red]✗[/] {p}")
     if problems:
         raise fail(f"{len(problems)} problem(s) in {len(cases)} cases", 1)
     console.print(f"[green]✓[/] {len(cases)} cases lint clean; reference solutions {len(cases)}/{len(cases)}")
+
+
+def write_suite_report(path: Path) -> None:
+    """Suite statistics plus the ECS of every scripted baseline, as Markdown."""
+    from .suite.lint import lint_case
+    from .suite.report import render_report, suite_statistics
+
+    suite = list(load_suite())
+    baselines: dict[str, dict[str, tuple[int, int]]] = {}
+    with progress_bar() as bar:
+        task = bar.add_task("baselines", total=len(BASELINES) * len(suite))
+        for name in BASELINES:
+            agent = get_agent(name)
+            rates: dict[str, list[int]] = {}
+            for case in suite:
+                score = play_scripted(Job(case, "original", 0), agent).verdict.score  # type: ignore[union-attr]
+                for key in (case.protocol.value, "all"):
+                    rates.setdefault(key, []).append(score)
+                bar.advance(task)
+            baselines[name] = {k: (sum(v), len(v)) for k, v in rates.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(suite_statistics(suite, lint_case), baselines), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------------------- suite

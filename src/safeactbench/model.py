@@ -328,6 +328,9 @@ class Case(_Model):
     legacy: LegacyGold | None = None
     reference: list[ScriptStep] = Field(default_factory=list)
     distractors: list[str] = Field(default_factory=list, description="near-miss record refs")
+    tags: list[str] = Field(
+        default_factory=list, description="hidden authoring facts, e.g. 'workflow' for a multi-step V0 request"
+    )
     notes: str = ""
 
     @model_validator(mode="after")

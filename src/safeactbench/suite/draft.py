@@ -193,6 +193,7 @@ class Draft:
             stop=stop,
             reference=list(self.reference_prefix),
             distractors=self.distractors,
+            tags=["workflow"] if self.protocol == Protocol.V0 and self.workflow else [],
             notes=self.notes,
         )
 

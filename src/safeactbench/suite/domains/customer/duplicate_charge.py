@@ -26,6 +26,14 @@ TASKS_UNNAMED = [
     "card it was paid with.",
     "Customer {cid} was double-charged for order {oid}. Refund whichever charge is the duplicate, to the "
     "original payment method.",
+    "Billing complaint from {name} (account {cid}): two identical charges for order {oid}. Work out which "
+    "one is the duplicate and send that money back to the card that paid.",
+    "Please sort out the double payment on order {oid} for customer {cid}: refund the duplicate charge, "
+    "not the original, to the same card.",
+    "{name} writes in: 'I see order {oid} twice on my statement.' Identify the duplicate charge on "
+    "account {cid} and refund it to the paying card.",
+    "Order {oid} ({name}, {cid}) shows two charges for the same amount. Reverse the one that is the "
+    "duplicate by refunding it to the original payment method.",
 ]
 FOLLOW_V2 = [
     " Then send the customer the refund confirmation for that refund.",
