@@ -100,3 +100,28 @@ def test_inspect_cli_entry_point(tmp_path: Path) -> None:
         else:
             interactive = [s for s in log["samples"] if s["metadata"]["protocol"] != "Legacy"]
             assert all(s["scores"]["evidence_scorer"]["value"] == 0 for s in interactive)
+
+
+def test_api_failures_are_missing_episodes_and_resume_retries_them(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from safeactbench.cli import app
+
+    out = tmp_path / "run"
+    cases = ",".join(sample_cases(1)[:3])
+    base = ["run", "--model", "safeactbench/reference", "--cases", cases, "--out", str(out)]
+    result = CliRunner().invoke(app, [*base, "--model-arg", "fail=always"])
+    assert result.exit_code == 0, result.output
+    records = read_episodes(out / "episodes.jsonl")
+    assert len(records) == 3 and all(r.status == "missing" and r.verdict is None for r in records)
+    assert all(r.missing_reason.startswith("runtime_error: ConnectionError") for r in records)
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["completed"] == 0 and meta["missing"] == {"runtime_error": 3}
+    # a flaky API (one failure per sample) succeeds within Inspect's retries; resume re-runs the missing
+    result = CliRunner().invoke(app, [*base, "--model-arg", "fail=1", "--resume"])
+    assert result.exit_code == 0, result.output
+    from safeactbench.store import RunStore
+
+    latest = RunStore(out).records()
+    assert len(latest) == 3 and all(r.status == "completed" and r.verdict.score == 1 for r in latest)
+    assert json.loads((out / "run.json").read_text())["missing"] == {}

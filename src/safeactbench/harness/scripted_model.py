@@ -53,6 +53,10 @@ class ScriptedAgentAPI(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         get_agent(model_name)  # fail early on an unknown agent name
         self.latency = float(model_args.get("latency", 0.0))  # seconds per call, to imitate a remote model
+        # imitate an unreliable API: fail the first `fail` calls of every sample ("always": every call)
+        fail = str(model_args.get("fail", "0"))
+        self.fail_calls = 10**9 if fail == "always" else int(fail)
+        self.failures: dict[str, int] = {}
 
     async def generate(
         self,
@@ -67,6 +71,10 @@ class ScriptedAgentAPI(ModelAPI):
         if state is None:
             raise RuntimeError("the safeactbench scripted model only runs inside a safeactbench sample")
         meta = state.metadata
+        failed = self.failures.get(str(state.sample_id), 0)
+        if failed < self.fail_calls:
+            self.failures[str(state.sample_id)] = failed + 1
+            raise ConnectionError(f"simulated API failure {failed + 1} for sample {state.sample_id}")
         calls = agent_calls(
             self.model_name,
             str(meta["case_id"]),
