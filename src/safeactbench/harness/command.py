@@ -97,7 +97,7 @@ def play_command(job: Job, template: str, run_dir: Path, timeout: float, label: 
     )
     started, clock = now_iso(), time.perf_counter()
     code, problem = _run(command, work, timeout)
-    base = dict(
+    base = EpisodeRecord(
         case_id=job.case.id,
         protocol=job.case.protocol,
         domain=job.case.domain,
@@ -112,13 +112,10 @@ def play_command(job: Job, template: str, run_dir: Path, timeout: float, label: 
     )
     path = work / TRAJECTORY_FILE
     if not path.exists():
-        return EpisodeRecord(
-            **base,
-            status="missing",
-            missing_reason=f"{problem or f'harness_crash: exit {code}'}; the agent never connected",
-        )
+        reason = f"{problem or f'harness_crash: exit {code}'}; the agent never connected"
+        return base.model_copy(update={"status": "missing", "missing_reason": reason})
     trajectory = Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
     if problem or (code != 0 and trajectory.end_reason not in TERMINAL_ENDS):
         reason = problem or f"harness_crash: exit {code}"
-        return EpisodeRecord(**base, status="missing", missing_reason=reason, trajectory=trajectory)
-    return EpisodeRecord(**base, trajectory=trajectory, verdict=evaluate(job.case, trajectory))
+        return base.model_copy(update={"status": "missing", "missing_reason": reason, "trajectory": trajectory})
+    return base.model_copy(update={"trajectory": trajectory, "verdict": evaluate(job.case, trajectory)})

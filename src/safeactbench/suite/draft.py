@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from ..model import (
     ActionCall,
     ArgValue,
     Case,
+    CompareOp,
     ContextFact,
     Decision,
     DynamicRef,
@@ -31,6 +33,9 @@ from ..model import (
     StopOutcome,
     ToolSpec,
 )
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -94,7 +99,7 @@ class Draft:
             value = rec.id if field_name == "id" else rec.fields[field_name]
         self.context.append(ContextFact(ref=rec.ref, field=field_name, value=value))
 
-    def pick(self, options: list[str]) -> str:
+    def pick(self, options: Sequence[T]) -> T:
         return self.rng.choice(options)
 
     # -- expectations ------------------------------------------------------------------------
@@ -104,7 +109,7 @@ class Draft:
         field_name: str,
         value: Any = None,
         *,
-        op: str | None = None,
+        op: CompareOp | None = None,
         via: list[str] | None = None,
         result_of: str | None = None,
         fresh: bool = True,

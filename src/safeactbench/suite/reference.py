@@ -12,7 +12,7 @@ from typing import Any
 
 from ..episode import DECIDE, SUBMIT, Episode
 from ..ledger import Ledger
-from ..model import Case, DynamicRef, InfoEffect, Protocol, Requirement, ScriptStep, split_ref
+from ..model import Case, DynamicRef, InfoEffect, Protocol, Requirement, ResultRef, ScriptStep, split_ref
 from ..script import run_step
 
 
@@ -56,6 +56,7 @@ def derive_reference(case: Case) -> list[ScriptStep]:
             req = case.requirement(req_id)
             ledger = Ledger.build(case, episode.steps)
             ref = req.ref
+            id_arg: ResultRef | str
             if isinstance(ref, DynamicRef):
                 produced = results.get(ref.id.result_of, {}).get(ref.id.key)
                 if produced is None:

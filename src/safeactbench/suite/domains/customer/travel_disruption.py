@@ -140,7 +140,8 @@ def build(d: Draft) -> None:
         compensation_status="none",
         disruption_report_id=None,
     )
-    verification, verified_by, note = "verified", "provider statement", "provider confirmed the disruption"
+    verified_by: str | None = "provider statement"
+    verification, note = "verified", "provider confirmed the disruption"
     if block and branch == 0:
         verification, note = "rejected", "provider records show the guest checked in as booked"
     elif defer and branch == 0:
