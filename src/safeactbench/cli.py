@@ -180,8 +180,9 @@ def run(
     timeout: Annotated[float, typer.Option(help="seconds per episode for --harness-cmd")] = 900.0,
     max_concurrency: Annotated[int, typer.Option(min=1, help="episodes in flight (--model, --harness-cmd)")] = 8,
     resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
+    report: Annotated[bool, typer.Option(help="write OUT/report (report.md, report.html) at the end")] = True,
 ) -> None:
-    """Run an agent (scripted, or a model via Inspect AI) on the suite; prints ECS at the end."""
+    """Run an agent (scripted, or a model via Inspect AI) on the suite; ECS table and report at the end."""
     conditions = _split(condition) or ["original"]
     unknown = set(conditions) - set(CONDITIONS)
     if unknown:
@@ -258,6 +259,9 @@ def run(
     if meta.get("missing"):
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {store.episodes_path}")
+    if report:
+        paths = write_report([out], out / "report")
+        console.print(f"report: {paths['html']}")
 
 
 def _model_args(pairs: list[str] | None) -> dict[str, str]:
@@ -383,6 +387,29 @@ def suite_build(
     manifest = write_suite(build_suite(DOMAINS), out or DATA_DIR)
     console.print(f"wrote {manifest['cases']} cases (suite {manifest['suite_version']}) to {out or DATA_DIR}")
     console.print(manifest["by_protocol"], manifest["by_domain"])
+
+
+@app.command("report")
+def report_cmd(
+    run_dirs: Annotated[list[Path], typer.Argument(help="run directories")],
+    out: Annotated[Path, typer.Option(help="report directory")],
+    episode: Annotated[
+        list[str] | None, typer.Option("--episode", help="illustrate CASE_ID or CONFIG:CASE_ID (repeatable)")
+    ] = None,
+) -> None:
+    """Tables, figures, report.md and a self-contained report.html from run directories."""
+    paths = write_report(run_dirs, out, episode)
+    console.print(f"wrote {paths['markdown']} and {paths['html']}")
+
+
+def write_report(run_dirs: list[Path], out: Path, episodes: list[str] | None = None) -> dict[str, Path]:
+    from .analysis.command import report
+    from .analysis.runs import ReportError
+
+    try:
+        return report(run_dirs, out, episodes)
+    except ReportError as exc:
+        raise fail(str(exc)) from None
 
 
 @app.command()

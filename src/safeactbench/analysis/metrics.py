@@ -1,16 +1,40 @@
-"""Episode-level metrics (SPEC §6): ECS overall, per protocol, per domain, and their macro means."""
+"""Episode-level metrics (SPEC §6) over EpisodeRecords.
+
+ECS overall, per protocol, per domain and their macro means; failure-mode shares; the evidence
+metrics PAR, CAS, BSR and investigation completion; coverage and query-cost distributions; run
+coverage; repetitions (per-run ECS, pass^k); intervention metrics. Every function takes plain
+records and returns plain numbers, so each is testable on constructed data. Confidence intervals
+live in `stats.py`. The definitions are documented in docs/report.md.
+"""
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from ..model import Protocol
+from ..model import Case, Protocol
 from ..store import EpisodeRecord
 
 PROTOCOL_NAMES = tuple(p.value for p in Protocol)
+INTERACTIVE_NAMES = ("V0", "V1", "V2", "V3")
 DOMAIN_ORDER = ("customer", "engineering", "legal_finance", "research", "smart_home", "healthcare")
+SUCCESS = "success"
+ORIGINAL = "original"
+
+# SPEC §5 taxonomy (Legacy labels: docs/decisions.md); "success" is added for shares of all cases
+FAILURE_MODES: dict[str, tuple[str, ...]] = {
+    "Legacy": ("wrong_decision", "invalid_decision", "other"),
+    "V0": ("acted", "incomplete_investigation", "wrong_outcome", "other"),
+    "V1": ("early_action", "covered_action_failure", "no_action", "other"),
+    "V2": ("gap_only", "partial_only", "gap_and_partial", "other"),
+    "V3": ("gap_only", "partial_only", "gap_and_partial", "other"),
+}
+
+# static condition -> the interactive condition it is the Legacy rendering of (SPEC §6, §8)
+STATIC_CONDITIONS = {"static": "original", "static_withheld": "withheld", "static_contradicted": "contradicted"}
 
 
 @dataclass(frozen=True)
@@ -56,3 +80,319 @@ def summary(records: list[EpisodeRecord]) -> dict[str, object]:
         "protocol_macro": macro(by_protocol, PROTOCOL_NAMES),
         "domain_macro": macro(by_domain, DOMAIN_ORDER),
     }
+
+
+def domain_order(domains: Iterable[str]) -> list[str]:
+    """The six SPEC domains first, in their fixed order, then any other domain alphabetically."""
+    present = set(domains)
+    return [d for d in DOMAIN_ORDER if d in present] + sorted(present - set(DOMAIN_ORDER))
+
+
+# ---------------------------------------------------------------------------- the main table
+
+
+@dataclass(frozen=True)
+class MainRow:
+    """One configuration's row of the main table (original condition)."""
+
+    ecs: Rate
+    by_protocol: dict[str, Rate]
+    by_domain: dict[str, Rate]
+    protocol_macro: float | None
+    domain_macro: float | None
+
+
+def main_row(records: Iterable[EpisodeRecord]) -> MainRow:
+    rs = scored(records)
+    by_protocol = ecs_by(rs, lambda r: r.protocol.value)
+    by_domain = ecs_by(rs, lambda r: r.domain)
+    return MainRow(
+        ecs=ecs(rs),
+        by_protocol=by_protocol,
+        by_domain=by_domain,
+        protocol_macro=macro(by_protocol, PROTOCOL_NAMES),
+        domain_macro=macro(by_domain, domain_order(by_domain)),
+    )
+
+
+def best_marks(values: Sequence[float | None], higher_is_better: bool = True, decimals: int = 1) -> list[str | None]:
+    """'best' / 'second' per value (ties share a mark; compared as displayed, in percent with
+    `decimals`). Marks need at least two values; 'second' needs at least three."""
+    shown = [None if v is None else round(100 * v, decimals) for v in values]
+    distinct = sorted({v for v in shown if v is not None}, reverse=higher_is_better)
+    if sum(v is not None for v in shown) < 2 or not distinct:
+        return [None] * len(values)
+    marks: list[str | None] = []
+    for v in shown:
+        if v is None:
+            marks.append(None)
+        elif v == distinct[0] and len(distinct) > 1:
+            marks.append("best")
+        elif len(distinct) > 1 and v == distinct[1] and sum(x is not None for x in shown) >= 3:
+            marks.append("second")
+        else:
+            marks.append(None)
+    return marks
+
+
+# ---------------------------------------------------------------------------- failure modes
+
+
+def failure_mode_shares(records: Iterable[EpisodeRecord]) -> dict[str, dict[str, Rate]]:
+    """Per protocol: share of all its scored episodes in 'success' and in each failure mode.
+    The shares of one protocol add up to 1. Labels outside the taxonomy are kept, after it."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in scored(records):
+        assert r.verdict is not None
+        label = SUCCESS if r.verdict.score == 1 else (r.verdict.failure_mode or "other")
+        counts[r.protocol.value][label] += 1
+    out: dict[str, dict[str, Rate]] = {}
+    for protocol in [p for p in PROTOCOL_NAMES if p in counts]:
+        n = sum(counts[protocol].values())
+        labels = [SUCCESS, *FAILURE_MODES.get(protocol, ())]
+        labels += sorted(set(counts[protocol]) - set(labels))
+        out[protocol] = {label: Rate(counts[protocol].get(label, 0), n) for label in labels}
+    return out
+
+
+# ---------------------------------------------------------------------------- evidence metrics
+
+
+def _of(records: Iterable[EpisodeRecord], *protocols: str) -> list[EpisodeRecord]:
+    return [r for r in scored(records) if r.protocol.value in protocols]
+
+
+def premature_action_rate(records: Iterable[EpisodeRecord]) -> Rate:
+    """PAR: among V1 episodes with at least one action attempt, the share whose first attempt came
+    before its evidence was complete."""
+    acted = [r for r in _of(records, "V1") if r.verdict and r.verdict.diagnostics.action_attempts > 0]
+    early = sum(r.verdict.diagnostics.evidence_complete_before_first_action is False for r in acted if r.verdict)
+    return Rate(early, len(acted))
+
+
+def conditional_action_success(records: Iterable[EpisodeRecord]) -> Rate:
+    """CAS: among V1 episodes whose evidence was complete before the first attempt, the share that
+    succeeded."""
+    covered = [
+        r
+        for r in _of(records, "V1")
+        if r.verdict
+        and r.verdict.diagnostics.action_attempts > 0
+        and r.verdict.diagnostics.evidence_complete_before_first_action is True
+    ]
+    return Rate(sum(r.verdict.score for r in covered if r.verdict), len(covered))
+
+
+def blind_stop_rate(records: Iterable[EpisodeRecord]) -> Rate:
+    """BSR: among V0 episodes that ended in a stop (a submitted outcome), the share whose required
+    reads were not all established at the stop."""
+    stopped = [r for r in _of(records, "V0") if r.verdict and r.verdict.diagnostics.submitted is not None]
+    blind = sum(not r.verdict.diagnostics.evidence_complete_at_end for r in stopped if r.verdict)
+    return Rate(blind, len(stopped))
+
+
+def investigation_completion(records: Iterable[EpisodeRecord]) -> Rate:
+    """Share of V0-V3 episodes whose required evidence was all established by the end."""
+    rs = _of(records, *INTERACTIVE_NAMES)
+    return Rate(sum(bool(r.verdict and r.verdict.diagnostics.evidence_complete_at_end) for r in rs), len(rs))
+
+
+def coverage_points(records: Iterable[EpisodeRecord]) -> dict[str, list[float]]:
+    """Required-read coverage at the decision points, per protocol: V0 stop, V1 first attempt,
+    V2/V3 each action gate (one value per gate)."""
+    out: dict[str, list[float]] = {}
+    for r in _of(records, *INTERACTIVE_NAMES):
+        assert r.verdict is not None
+        out.setdefault(r.protocol.value, []).extend(r.verdict.diagnostics.coverage)
+    return {p: sorted(out[p]) for p in INTERACTIVE_NAMES if p in out}
+
+
+def query_costs(records: Iterable[EpisodeRecord]) -> list[float]:
+    """Normalised query cost per V0-V3 episode: information calls / required reads (episodes
+    without required reads are left out)."""
+    costs = []
+    for r in _of(records, *INTERACTIVE_NAMES):
+        assert r.verdict is not None
+        d = r.verdict.diagnostics
+        if d.required_reads > 0:
+            costs.append(d.info_calls / d.required_reads)
+    return sorted(costs)
+
+
+def ecdf(values: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Step points (x, F(x)) of the empirical CDF of `values`."""
+    xs = sorted(values)
+    n = len(xs)
+    out_x: list[float] = []
+    out_y: list[float] = []
+    for i, x in enumerate(xs, start=1):
+        if out_x and out_x[-1] == x:
+            out_y[-1] = i / n
+        else:
+            out_x.append(x)
+            out_y.append(i / n)
+    return out_x, out_y
+
+
+# ---------------------------------------------------------------------------- run coverage
+
+
+@dataclass(frozen=True)
+class RunCoverage:
+    completed: int
+    planned: int | None
+    missing: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def share(self) -> float | None:
+        return self.completed / self.planned if self.planned else None
+
+
+def missing_reason(record: EpisodeRecord) -> str:
+    """The reason class of a missing episode: its missing_reason before the first ':'."""
+    return (record.missing_reason or "unknown").split(":")[0].strip() or "unknown"
+
+
+def run_coverage(records: Iterable[EpisodeRecord], planned: int | None) -> RunCoverage:
+    """Completed / planned episodes, and missing episodes counted by reason class."""
+    completed = 0
+    missing: dict[str, int] = defaultdict(int)
+    for r in records:
+        if r.status == "completed":
+            completed += 1
+        else:
+            missing[missing_reason(r)] += 1
+    return RunCoverage(completed, planned, dict(sorted(missing.items())))
+
+
+# ---------------------------------------------------------------------------- repetitions
+
+
+def case_scores(records: Iterable[EpisodeRecord]) -> dict[str, float]:
+    """Each case's mean score over its scored episodes (repetitions pooled)."""
+    sums: dict[str, list[int]] = defaultdict(list)
+    for r in scored(records):
+        assert r.verdict is not None
+        sums[r.case_id].append(r.verdict.score)
+    return {k: sum(v) / len(v) for k, v in sums.items()}
+
+
+def pass_hat_k(successes: int, trials: int, k: int) -> float:
+    """Probability that k repetitions drawn without replacement from `trials` all succeed,
+    C(successes, k) / C(trials, k) (the unbiased pass^k estimator; = all-succeed when k = trials)."""
+    if not 1 <= k <= trials:
+        raise ValueError(f"pass^k needs 1 <= k <= trials (k={k}, trials={trials})")
+    return math.comb(successes, k) / math.comb(trials, k)
+
+
+@dataclass(frozen=True)
+class Repetitions:
+    runs: list[tuple[str, float]]  # (replicate name, ECS on the common cases)
+    mean: float | None
+    sd: float | None  # sample SD (n - 1); None with fewer than two runs
+    pass_k: dict[int, float]  # k -> pass^k averaged over the common cases with at least k repetitions
+    cases: int  # cases every run covered
+
+
+def repetitions(replicates: Sequence[tuple[str, Sequence[EpisodeRecord]]]) -> Repetitions:
+    """Per-run ECS, mean ± sample SD over runs, and pass^k for k = 1..max repetitions of a case,
+    all on the cases that every run covered (runs of different case sets are not comparable)."""
+    runs = [(name, scored(rs)) for name, rs in replicates]
+    runs = [(name, rs) for name, rs in runs if rs]
+    common = set.intersection(*({r.case_id for r in rs} for _, rs in runs)) if runs else set()
+    per_run = []
+    trials: dict[str, list[int]] = defaultdict(list)
+    for name, rs in runs:
+        kept = [r for r in rs if r.case_id in common]
+        per_run.append((name, sum(r.verdict.score for r in kept if r.verdict) / len(kept)))
+        for r in kept:
+            assert r.verdict is not None
+            trials[r.case_id].append(r.verdict.score)
+    values = [v for _, v in per_run]
+    mean = statistics.fmean(values) if values else None
+    sd = statistics.stdev(values) if len(values) >= 2 else None
+    max_k = max((len(v) for v in trials.values()), default=0)
+    pass_k: dict[int, float] = {}
+    for k in range(1, max_k + 1):
+        eligible = [v for v in trials.values() if len(v) >= k]
+        pass_k[k] = statistics.fmean(pass_hat_k(sum(v), len(v), k) for v in eligible)
+    return Repetitions(per_run, mean, sd, pass_k, len(common))
+
+
+# ---------------------------------------------------------------------------- interventions
+
+
+def is_static(condition: str) -> bool:
+    return condition in STATIC_CONDITIONS or condition.startswith("static")
+
+
+def intervention_conditions(records: Iterable[EpisodeRecord]) -> list[str]:
+    """Intervention conditions present (not 'original', not the static renderings)."""
+    return sorted({r.condition for r in records if r.condition != ORIGINAL and not is_static(r.condition)})
+
+
+def acted(record: EpisodeRecord) -> bool:
+    """At least one consequential attempt (SPEC §8 'action')."""
+    return bool(record.verdict and record.verdict.diagnostics.action_attempts > 0)
+
+
+def action_by_case(records: Iterable[EpisodeRecord], condition: str) -> dict[str, float]:
+    """Per case: the share of its completed episodes under `condition` with an action."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for r in scored(records):
+        if r.condition == condition:
+            groups[r.case_id].append(int(acted(r)))
+    return {k: sum(v) / len(v) for k, v in groups.items()}
+
+
+def action_probability(records: Iterable[EpisodeRecord], condition: str) -> Rate:
+    rs = [r for r in scored(records) if r.condition == condition]
+    return Rate(sum(acted(r) for r in rs), len(rs))
+
+
+def mean_info_calls(records: Iterable[EpisodeRecord], condition: str) -> float | None:
+    calls = [r.verdict.diagnostics.info_calls for r in scored(records) if r.condition == condition and r.verdict]
+    return statistics.fmean(calls) if calls else None
+
+
+def first_action_curve(records: Iterable[EpisodeRecord], condition: str, max_step: int) -> list[float]:
+    """Cumulative share of completed episodes (under `condition`) whose first consequential attempt
+    came at step <= k, for k = 0..max_step."""
+    rs = [r for r in scored(records) if r.condition == condition]
+    if not rs:
+        return []
+    firsts = [r.verdict.diagnostics.first_action_step for r in rs if r.verdict]
+    return [sum(f is not None and f <= k for f in firsts) / len(rs) for k in range(max_step + 1)]
+
+
+def affected_tools(case: Case) -> set[str]:
+    """The information tools that could establish a case's decisive requirement (its `via`, else
+    every information tool reading the record's type); empty when the case has none."""
+    decisive = [r for r in case.requirements if r.decisive]
+    if len(decisive) != 1:
+        return set()
+    req = decisive[0]
+    if req.via:
+        return {t for t in req.via if t != "context"}
+    record_type = str(req.ref).partition(":")[0]
+    return {
+        t.name for t in case.tools if t.kind == "information" and getattr(t.effect, "record_type", "") == record_type
+    }
+
+
+def queried_before_action(records: Iterable[EpisodeRecord], tools_by_case: Mapping[str, set[str]]) -> Rate:
+    """Among episodes with an action whose case names affected tools, the share that called one of
+    them before the first consequential attempt (SPEC §6: 'Withheld episodes with an action that had
+    queried the affected tool')."""
+    hits = n = 0
+    for r in scored(records):
+        tools = tools_by_case.get(r.case_id)
+        if not tools or not acted(r) or r.trajectory is None or r.verdict is None:
+            continue
+        first = r.verdict.diagnostics.first_action_step
+        n += 1
+        hits += any(
+            s.kind == "information" and s.tool in tools and (first is None or s.index < first)
+            for s in r.trajectory.steps
+        )
+    return Rate(hits, n)

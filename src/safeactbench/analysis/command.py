@@ -1,0 +1,20 @@
+"""The `safeactbench report RUN_DIR... --out DIR` entry point (the CLI registers it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .report import build_report, load_cases, write_report
+from .runs import load_runs
+
+
+def report(run_dirs: list[Path], out: Path, episodes: list[str] | None = None) -> dict[str, Path]:
+    """Write report.md, report.html, report.json and figures/*.png for `run_dirs` into `out`.
+
+    `episodes` chooses the illustrative trajectories ("CASE_ID" or "configuration:CASE_ID");
+    without it one episode per failure mode is picked. Returns every written path by name
+    ("markdown", "html", "data", "figures/<name>.png"). Raises `ReportError` (a ValueError) for
+    unusable input: a missing run directory, a malformed episodes file, an unknown episode."""
+    runs = load_runs([Path(p) for p in run_dirs])
+    cases = load_cases({r.case_id for run in runs for r in run.records})
+    return write_report(build_report(runs, episodes, cases=cases), Path(out))
