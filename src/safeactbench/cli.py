@@ -203,7 +203,10 @@ def run(
         except KeyError as exc:
             raise fail(f"--agent: {exc.args[0]}") from None
         name, harness = scripted.name, "scripted"
-    store = RunStore(out)
+    try:
+        store = RunStore(out)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
     meta = run_metadata(
         selected,
         jobs,
@@ -226,7 +229,7 @@ def run(
             cmd = harness_cmd
 
             def play(job: Job) -> EpisodeRecord:
-                return play_command(job, cmd, out, timeout, name)
+                return play_command(job, cmd, store.directory, timeout, name)
 
             workers = max_concurrency
         else:
@@ -260,7 +263,7 @@ def run(
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {store.episodes_path}")
     if report:
-        paths = write_report([out], out / "report")
+        paths = write_report([store.directory], store.directory / "report")
         console.print(f"report: {paths['html']}")
 
 
@@ -306,7 +309,10 @@ def evaluate_cmd(
             )
         rescored.append(record.model_copy(update={"verdict": verdict}))
     if out is not None:
-        out.write_text("".join(r.model_dump_json() + "\n" for r in rescored), encoding="utf-8")
+        try:
+            out.write_text("".join(r.model_dump_json() + "\n" for r in rescored), encoding="utf-8")
+        except OSError as exc:
+            raise fail(f"--out {out}: {exc.strerror or exc}") from None
     console.print(f"re-scored {len(rescored)} episodes; {changed} verdict(s) changed")
     console.print(ecs_table(rescored, "ECS after re-scoring"))
 
@@ -413,6 +419,18 @@ def write_report(run_dirs: list[Path], out: Path, episodes: list[str] | None = N
 
 
 @app.command()
+def audit(
+    sample: Annotated[int | None, typer.Option(min=1, help="audit a seeded sample of N cases (default: all)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    out: Annotated[Path | None, typer.Option(help="also write the report (Markdown, or JSON with --json)")] = None,
+) -> None:
+    """Mutation audit of the evaluator: false acceptances and rejections per operator and protocol."""
+    from .audit import audit_command
+
+    raise typer.Exit(audit_command(sample, as_json, out))
+
+
+@app.command()
 def mcp(
     case_id: Annotated[str, typer.Option("--case", help="the case to serve")],
     out: Annotated[Path, typer.Option(help="directory for trajectory.json")],
@@ -442,7 +460,7 @@ def schema(
 def main() -> None:  # pragma: no cover - console entry point
     try:
         app()
-    except CaseFileError as exc:
+    except (CaseFileError, StoreError) as exc:
         err.print(f"[bold red]error:[/] {exc}")
         raise SystemExit(2) from None
 

@@ -10,7 +10,17 @@ import json
 from typing import Any
 
 from .model import Case, EndReason, Param, Protocol, Step, StepKind, Trajectory, params_schema
-from .world import InvalidArguments, Observation, World, error, parse_arguments, rejected, validate_arguments
+from .world import (
+    InvalidArguments,
+    Observation,
+    World,
+    error,
+    json_safe,
+    parse_arguments,
+    rejected,
+    repair_text,
+    validate_arguments,
+)
 
 SUBMIT = "submit"
 DECIDE = "decide"
@@ -58,11 +68,30 @@ def tool_list(case: Case) -> list[dict[str, Any]]:
 
 
 def _as_text(value: Any) -> str:
-    """Arguments that are not an object are recorded as JSON text, so a replay sees the same input."""
+    """Input that is not plain JSON data is recorded as JSON text, so a replay sees the same input."""
     try:
-        return json.dumps(value, default=str)
-    except (ValueError, RecursionError):
-        return repr(value)
+        return json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        return f"<a {type(value).__name__} that cannot be written as JSON>"
+
+
+def recordable(tool: Any, arguments: Any) -> tuple[str, dict[str, Any] | str]:
+    """The call as it is executed and recorded: a tool name, and plain JSON arguments or text.
+
+    Whatever an agent sends (non-string names, NaN, sets, lone surrogates, absurd nesting), the
+    episode executes exactly what it records, so the trajectory serialises and replays identically.
+    """
+    name = repair_text(tool if isinstance(tool, str) else _as_text(tool))
+    if arguments is None:
+        return name, ""
+    if isinstance(arguments, str):
+        return name, repair_text(arguments)
+    if isinstance(arguments, dict):
+        try:
+            return name, json_safe(arguments)
+        except InvalidArguments:
+            pass
+    return name, _as_text(arguments)
 
 
 class Episode:
@@ -90,10 +119,8 @@ class Episode:
         """Execute one agent call and record it. After the end, calls are refused and not recorded."""
         if self.done:
             return error("EPISODE_FINISHED", f"the episode has ended ({self.end_reason})")
-        kind, observation = self._dispatch(tool, arguments)
-        recorded_args: dict[str, Any] | str = (
-            arguments if isinstance(arguments, dict | str) else "" if arguments is None else _as_text(arguments)
-        )
+        tool, recorded_args = recordable(tool, arguments)
+        kind, observation = self._dispatch(tool, recorded_args)
         self.steps.append(
             Step(index=len(self.steps), kind=kind, tool=tool, arguments=recorded_args, observation=observation)
         )

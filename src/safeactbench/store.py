@@ -54,18 +54,32 @@ class EpisodeRecord(BaseModel):
 
 class RunStore:
     def __init__(self, directory: Path) -> None:
-        if not SAFE_NAME.match(directory.name):
-            raise StoreError(f"{directory}: run directory names may use letters, digits, '.', '_' and '-' only")
-        self.directory = directory
-        self.episodes_path = directory / "episodes.jsonl"
-        self.meta_path = directory / "run.json"
+        name = directory.name
+        if not SAFE_NAME.match(name) or set(name) == {"."}:
+            raise StoreError(
+                f"{str(directory)!r}: a run directory must be named with letters, digits, '.', '_' and '-' "
+                "only (and not '.' or '..')"
+            )
+        try:
+            # the run directory is exactly the path given, with '..' and links resolved up front, so
+            # creating it never creates anything else (e.g. 'runs/a/../b' must not leave 'runs/a')
+            self.directory = directory.resolve()
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{str(directory)!r}: {exc}") from None
+        self.episodes_path = self.directory / "episodes.jsonl"
+        self.meta_path = self.directory / "run.json"
 
     # -- opening ---------------------------------------------------------------------------------
     def open(self, meta: dict[str, Any], *, resume: bool) -> set[EpisodeKey]:
         """Create or reopen the run; returns the keys already stored."""
         if self.episodes_path.exists() and not resume:
             raise StoreError(f"{self.directory} already holds a run; pass --resume to continue it")
-        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.directory}: cannot create the run directory ({exc.strerror})") from None
+        if not self.directory.is_dir():
+            raise StoreError(f"{self.directory}: not a directory")
         done = {r.key for r in self._repair_and_read() if r.status == "completed"} if resume else set()
         previous = self.meta() if resume and self.meta_path.exists() else {}
         self.write_meta({**previous, **meta, "resumed": bool(previous)})
@@ -73,19 +87,27 @@ class RunStore:
         return done
 
     def _repair_and_read(self) -> list[EpisodeRecord]:
-        """Records on disk; a torn final line (a kill mid-write) is cut off."""
+        """Records on disk; a torn final line (a kill mid-write) is cut off. A bad line anywhere
+        else is an error naming it: resuming never throws away the episodes after it."""
         if not self.episodes_path.exists():
             return []
         raw = self.episodes_path.read_bytes()
         good_end = 0
         records: list[EpisodeRecord] = []
-        for line in raw.splitlines(keepends=True):
-            if not line.endswith(b"\n"):
-                break
+        lines = raw.splitlines(keepends=True)
+        for number, line in enumerate(lines, start=1):
+            last = number == len(lines)
+            if not line.strip():
+                good_end += len(line)
+                continue
             try:
+                if not line.endswith(b"\n"):
+                    raise ValueError("line is not terminated")
                 records.append(EpisodeRecord.model_validate_json(line))
-            except ValidationError:
-                break
+            except ValueError as exc:  # ValidationError included
+                if last:
+                    break
+                raise StoreError(f"{self.episodes_path}:{number}: {_first_error(exc)}") from None
             good_end += len(line)
         if good_end != len(raw):
             with self.episodes_path.open("r+b") as handle:
@@ -120,9 +142,12 @@ class RunStore:
     # -- reading ---------------------------------------------------------------------------------
     def meta(self) -> dict[str, Any]:
         try:
-            return json.loads(self.meta_path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-        except (OSError, json.JSONDecodeError) as exc:
+            meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON
             raise StoreError(f"{self.meta_path}: {exc}") from None
+        if not isinstance(meta, dict):
+            raise StoreError(f"{self.meta_path}: expected a JSON object, got {type(meta).__name__}")
+        return meta
 
     def records(self) -> list[EpisodeRecord]:
         return self._latest(list(read_episodes(self.episodes_path)))
@@ -134,14 +159,22 @@ def read_episodes(path: Path) -> list[EpisodeRecord]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise StoreError(f"{path}: {exc.strerror}") from None
+        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             out.append(EpisodeRecord.model_validate_json(line))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(line)"
-            raise StoreError(f"{path}:{number}: field {where}: {first['msg']}") from None
+            raise StoreError(f"{path}:{number}: {_first_error(exc)}") from None
     return out
+
+
+def _first_error(exc: Exception) -> str:
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(line)"
+    return f"field {where}: {first['msg']}"

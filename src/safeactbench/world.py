@@ -13,6 +13,7 @@ import base64
 import copy
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +35,53 @@ def rejected(code: str, message: str) -> Observation:
     return {"status": "rejected", "code": code, "message": message}
 
 
+MAX_ARGUMENT_DEPTH = 32  # tools take flat objects; anything nested deeper is not an argument
+
+
+def repair_text(text: str) -> str:
+    """`text` with lone surrogates (not encodable, so not storable as JSON) replaced by '?'."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    """`value` as plain JSON data (strings repaired), or InvalidArguments naming what JSON cannot
+    carry: non-finite or out-of-range numbers, non-string keys, other types, excessive nesting."""
+    if depth > MAX_ARGUMENT_DEPTH:
+        raise InvalidArguments(f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        try:
+            finite = math.isfinite(float(value))
+        except OverflowError:
+            finite = False
+        if not finite:
+            raise InvalidArguments(f"number {str(value)[:40]} is out of range")
+        return value
+    if isinstance(value, str):
+        return repair_text(value)
+    if isinstance(value, list):
+        return [json_safe(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidArguments(f"argument names must be strings, got {type(key).__name__}")
+            out[repair_text(key)] = json_safe(item, depth + 1)
+        return out
+    raise InvalidArguments(f"a {type(value).__name__} is not a JSON value")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def parse_arguments(raw: dict[str, Any] | str | None) -> dict[str, Any]:
-    """Raw model output -> argument object, or InvalidArguments."""
+    """Raw model output -> argument object (plain JSON data), or InvalidArguments."""
     if raw is None:
         return {}
     if isinstance(raw, str):
@@ -43,12 +89,12 @@ def parse_arguments(raw: dict[str, Any] | str | None) -> dict[str, Any]:
         if not text:
             return {}
         try:
-            raw = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise InvalidArguments(f"arguments are not valid JSON: {exc}") from None
+            raw = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, NaN, over-long integers, depth
+            raise InvalidArguments(f"arguments are not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(raw, dict):
         raise InvalidArguments(f"arguments must be a JSON object, got {type(raw).__name__}")
-    return raw
+    return json_safe(raw)  # type: ignore[no-any-return]
 
 
 def _type_ok(param: Param, value: Any) -> bool:
@@ -120,6 +166,10 @@ class World:
 
     def refs(self) -> list[str]:
         return list(self._records)
+
+    def versions(self) -> dict[str, int]:
+        """The current version of every record, by ref (cheap: no field copies)."""
+        return {ref: live.version for ref, live in self._records.items()}
 
     # -- information tools ----------------------------------------------------------------
     def read(self, tool: ToolSpec, args: dict[str, Any]) -> Observation:

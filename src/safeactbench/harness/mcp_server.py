@@ -70,6 +70,7 @@ def build_server(episode: Episode, out: Path) -> Server[Any]:
 
 
 def serve(case_id: str, condition: str, out: Path) -> None:
+    out = out.resolve()  # 'a/../b' is b; nothing is created along the way
     out.mkdir(parents=True, exist_ok=True)
     episode = Episode(get_case(case_id, condition))
     write_trajectory(episode, out)

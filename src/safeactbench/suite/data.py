@@ -33,7 +33,33 @@ def canonical_json(value: Any) -> str:
 
 
 def case_sha256(case: Case) -> str:
-    return hashlib.sha256(canonical_json(case.model_dump(mode="json")).encode()).hexdigest()
+    """sha256 of the canonical JSON of the whole case, tools included.
+
+    Byte-identical to hashing `canonical_json(case.model_dump(mode="json"))`, but built by parts:
+    the tool list - the same objects for every case of a domain, most of a case's bytes - is
+    serialised once per list and reused (run.json's suite checksum hashes every case of a run)."""
+    rest = case.model_dump(mode="json", exclude={"tools"})
+    parts = []
+    for key in sorted([*rest, "tools"]):
+        value = _tools_json(case.tools) if key == "tools" else canonical_json(rest[key])
+        parts.append(f"{canonical_json(key)}:{value}")
+    return hashlib.sha256(("{" + ",".join(parts) + "}").encode()).hexdigest()
+
+
+_TOOLS_JSON: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+
+
+def _tools_json(tools: list[ToolSpec]) -> str:
+    """Canonical JSON of a tool list, cached by the identity of its (frozen) tool objects; the cache
+    entry holds the objects, so their ids cannot be reused by other tools while it exists."""
+    key = tuple(map(id, tools))
+    hit = _TOOLS_JSON.get(key)
+    if hit is None:
+        if len(_TOOLS_JSON) >= 64:
+            _TOOLS_JSON.clear()
+        hit = (tuple(tools), canonical_json([t.model_dump(mode="json") for t in tools]))
+        _TOOLS_JSON[key] = hit
+    return hit[1]
 
 
 def write_suite(cases: list[Case], directory: Path = DATA_DIR) -> dict[str, Any]:
@@ -66,32 +92,61 @@ def _validation_message(exc: ValidationError) -> str:
     return f"field {where}: {first['msg']}"
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CaseFileError(f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CaseFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _json_error(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON ({exc.msg} at column {exc.colno})"
+    if isinstance(exc, RecursionError):
+        return "not valid JSON (nested too deeply)"
+    return f"not valid JSON ({exc})"
+
+
 def read_suite(directory: Path) -> list[Case]:
     """Load a suite directory; errors name the file, line and field."""
     tools_path = directory / "tools.json"
     cases_path = directory / "cases.jsonl"
     try:
-        raw_tools = json.loads(tools_path.read_text(encoding="utf-8"))
-        tools = {d: [ToolSpec.model_validate(t) for t in ts] for d, ts in raw_tools.items()}
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CaseFileError(f"{tools_path}: {exc}") from None
-    except ValidationError as exc:
-        raise CaseFileError(f"{tools_path}: {_validation_message(exc)}") from None
+        raw_tools = json.loads(_read_text(tools_path))
+    except (ValueError, RecursionError) as exc:
+        raise CaseFileError(f"{tools_path}: {_json_error(exc)}") from None
+    if not isinstance(raw_tools, dict):
+        raise CaseFileError(f"{tools_path}: expected an object mapping each domain to its list of tools")
+    tools: dict[str, list[ToolSpec]] = {}
+    for domain, specs in raw_tools.items():
+        if not isinstance(specs, list):
+            raise CaseFileError(f"{tools_path}: field {domain}: expected a list of tools")
+        tools[domain] = []
+        for index, spec in enumerate(specs):
+            try:
+                tools[domain].append(ToolSpec.model_validate(spec))
+            except ValidationError as exc:
+                raise CaseFileError(f"{tools_path}: {domain}[{index}]: {_validation_message(exc)}") from None
     cases = []
-    for number, line in enumerate(cases_path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_read_text(cases_path).splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{cases_path}:{number}"
+        if len(line) > MAX_CASE_BYTES:
+            raise CaseFileError(f"{where}: case is larger than {MAX_CASE_BYTES} bytes")
         try:
             data = json.loads(line)
-            if not isinstance(data, dict):
-                raise CaseFileError(f"{where}: a case must be a JSON object")
-            domain_tools = tools.get(str(data.get("domain")))
-            if domain_tools is None:
-                raise CaseFileError(f"{where}: field domain: no tools for domain {data.get('domain')!r}")
+        except (ValueError, RecursionError) as exc:
+            raise CaseFileError(f"{where}: {_json_error(exc)}") from None
+        if not isinstance(data, dict):
+            raise CaseFileError(f"{where}: a case must be a JSON object, got {type(data).__name__}")
+        domain_tools = tools.get(str(data.get("domain")))
+        if domain_tools is None:
+            raise CaseFileError(f"{where}: field domain: no tools for domain {data.get('domain')!r}")
+        try:
             cases.append(Case.model_validate({**data, "tools": domain_tools}))
-        except json.JSONDecodeError as exc:
-            raise CaseFileError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
         except ValidationError as exc:
             raise CaseFileError(f"{where}: {_validation_message(exc)}") from None
     return cases
@@ -100,11 +155,7 @@ def read_suite(directory: Path) -> list[Case]:
 def read_case_file(path: Path) -> list[Case]:
     """Self-contained cases (each line a full case with its tools), e.g. written by `show --json`."""
     cases = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CaseFileError(f"{path}: {exc.strerror}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         if len(line) > MAX_CASE_BYTES:
