@@ -33,6 +33,7 @@ from .model import (
     StopOutcome,
     Trajectory,
     Verdict,
+    first_error,
     make_ref,
 )
 from .values import describe, values_equal
@@ -146,15 +147,14 @@ def evaluate(case: Case, trajectory: Trajectory | dict[str, Any] | str | bytes |
         elif not isinstance(trajectory, Trajectory):
             trajectory = Trajectory.model_validate(trajectory)
     except (ValidationError, ValueError) as exc:
-        first = exc.errors()[0] if isinstance(exc, ValidationError) else {"loc": (), "msg": str(exc)}
-        where = ".".join(str(p) for p in first["loc"]) or "trajectory"
+        detail = first_error(exc, "trajectory") if isinstance(exc, ValidationError) else str(exc)
         return _integrity_verdict(
             case,
             Finding(
                 code=C.INVALID_TRAJECTORY,
                 step=None,
                 check="Integrity check",
-                detail=f"{where}: {first['msg']}",
+                detail=detail,
             ),
         )
     steps, broken = _replay(case, trajectory)

@@ -10,9 +10,16 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 JSONValue = Any  # a JSON value (str, number, bool, None, list, dict)
+
+
+def first_error(exc: ValidationError, root: str = "(root)") -> str:
+    """`field a.b: message` for the first problem pydantic found (used by every file reader)."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or root
+    return f"field {where}: {first['msg']}"
 
 
 class _Model(BaseModel):

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .model import Protocol, Trajectory, Verdict
+from .model import Protocol, Trajectory, Verdict, first_error
 
 EpisodeKey = tuple[str, str, int]
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -173,8 +173,4 @@ def read_episodes(path: Path) -> list[EpisodeRecord]:
 
 
 def _first_error(exc: Exception) -> str:
-    if not isinstance(exc, ValidationError):
-        return str(exc)
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(line)"
-    return f"field {where}: {first['msg']}"
+    return first_error(exc, "(line)") if isinstance(exc, ValidationError) else str(exc)

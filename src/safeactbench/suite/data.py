@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..model import Case, ToolSpec
+from ..model import Case, ToolSpec, first_error
 
 SUITE_VERSION = "0.2.0"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -86,12 +86,6 @@ def write_suite(cases: list[Case], directory: Path = DATA_DIR) -> dict[str, Any]
     return manifest
 
 
-def _validation_message(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(root)"
-    return f"field {where}: {first['msg']}"
-
-
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -128,7 +122,7 @@ def read_suite(directory: Path) -> list[Case]:
             try:
                 tools[domain].append(ToolSpec.model_validate(spec))
             except ValidationError as exc:
-                raise CaseFileError(f"{tools_path}: {domain}[{index}]: {_validation_message(exc)}") from None
+                raise CaseFileError(f"{tools_path}: {domain}[{index}]: {first_error(exc)}") from None
     cases = []
     for number, line in enumerate(_read_text(cases_path).splitlines(), start=1):
         if not line.strip():
@@ -148,7 +142,7 @@ def read_suite(directory: Path) -> list[Case]:
         try:
             cases.append(Case.model_validate({**data, "tools": domain_tools}))
         except ValidationError as exc:
-            raise CaseFileError(f"{where}: {_validation_message(exc)}") from None
+            raise CaseFileError(f"{where}: {first_error(exc)}") from None
     return cases
 
 
@@ -163,7 +157,7 @@ def read_case_file(path: Path) -> list[Case]:
         try:
             cases.append(Case.model_validate_json(line))
         except ValidationError as exc:
-            raise CaseFileError(f"{path}:{number}: {_validation_message(exc)}") from None
+            raise CaseFileError(f"{path}:{number}: {first_error(exc)}") from None
     return cases
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..model import (
@@ -33,7 +33,6 @@ from ..model import (
     StopOutcome,
     ToolSpec,
 )
-
 
 T = TypeVar("T")
 
