@@ -3,9 +3,11 @@
 `command.report(run_dirs, out)` writes the whole study report (the `safeactbench report`
 command); the modules underneath are usable on their own: `metrics` (episode-level metrics),
 `stats` (vectorised case bootstrap, paired comparisons, static-vs-interactive gap), `runs` (run
-directories and configurations), `figures` and `report` (rendering). Names are imported lazily,
-so `import safeactbench.analysis.metrics` (the CLI's result table) does not load numpy,
-matplotlib or jinja2. (`report` is the rendering module; the entry point is `command.report`.)
+directories and configurations), `figures`, `report` (`build_report`: the sections, one module per
+group under `sections/`, assembled into the `structure` types with `formatting`) and `rendering`
+(Markdown, HTML, `write_report`). Names are imported lazily, so `import safeactbench.analysis.metrics`
+(the CLI's result table) does not load numpy, matplotlib or jinja2. (`report` builds the report; the
+entry point is `command.report`.)
 """
 
 from __future__ import annotations

@@ -1,0 +1,30 @@
+"""The report's sections, one module per group; each section is a function of the shared `Context`
+that returns a `Section` and adds the numbers behind it to `Context.data`."""
+
+from .comparisons import paired_section, static_gap_section
+from .context import Context
+from .episodes import browser_data, browser_section, choose_episodes, trajectories_section
+from .evidence import evidence_section
+from .failure_modes import failure_modes_section
+from .interventions import interventions_section
+from .methods import methods_section
+from .repetitions import repetitions_section
+from .results import coverage_section, domain_section, main_section
+
+__all__ = [
+    "Context",
+    "browser_data",
+    "browser_section",
+    "choose_episodes",
+    "coverage_section",
+    "domain_section",
+    "evidence_section",
+    "failure_modes_section",
+    "interventions_section",
+    "main_section",
+    "methods_section",
+    "paired_section",
+    "repetitions_section",
+    "static_gap_section",
+    "trajectories_section",
+]

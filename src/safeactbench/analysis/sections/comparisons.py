@@ -1,0 +1,161 @@
+"""Comparisons with paired bootstrap intervals: static accuracy vs interactive ECS on the same cases,
+and every pair of configurations on their common cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import figures as fig
+from ..formatting import ci_text, iv_json, pct, points, rate_json, rate_text
+from ..metrics import STATIC_CONDITIONS, investigation_completion
+from ..stats import static_gap, static_pairing
+from ..structure import Cell, Figure, Section, Table
+from .context import Context
+
+
+def static_gap_section(ctx: Context) -> Section:
+    rows = []
+    data: dict[str, Any] = {}
+    for c in ctx.configs:
+        records = c.scored(None)
+        pairs = static_pairing(records, STATIC_CONDITIONS)
+        if not pairs:
+            continue
+        static_rs = [r for r in records if r.condition in STATIC_CONDITIONS]
+        inter_rs = [r for r in records if r.condition not in STATIC_CONDITIONS]
+        groups = [(f"{s} vs {i}", [p for p in pairs if p[0][1] == s]) for s, i in STATIC_CONDITIONS.items()]
+        groups = [g for g in groups if g[1]] + [("all", pairs)]
+        if len(groups) == 2:  # one condition pair: 'all' repeats it
+            groups = groups[:1]
+        data[c.label] = {}
+        for name, subset in groups:
+            gap = static_gap(static_rs, inter_rs, subset, ctx.resamples, ctx.seed, ctx.level)
+            rows.append(
+                [
+                    Cell(c.label),
+                    Cell(name),
+                    Cell(str(gap.pairs)),
+                    Cell(pct(gap.static_accuracy)),
+                    Cell(pct(gap.interactive_ecs)),
+                    Cell(points(gap.gap.estimate)),
+                    Cell(ci_text(gap.gap, 1.0, signed=True)),
+                ]
+            )
+            data[c.label][name] = {
+                "pairs": gap.pairs,
+                "static_accuracy": gap.static_accuracy,
+                "interactive_ecs": gap.interactive_ecs,
+                "gap_points": iv_json(gap.gap),
+            }
+    ctx.data["static_gap"] = data
+    intro = (
+        "Static accuracy (the Legacy form of a case: candidate action + evidence package, ALLOW/BLOCK/DEFER) "
+        "minus interactive ECS on the same cases, in points, with a 95% case-bootstrap interval. Static "
+        "episodes are the conditions static / static_withheld / static_contradicted, paired with the same "
+        "case played original / withheld / contradicted."
+    )
+    section = Section("static-gap", "Static vs interactive gap", intro=intro)
+    if rows:
+        section.tables.append(
+            Table(
+                "static-gap-table",
+                "Static accuracy - interactive ECS",
+                [
+                    "Configuration",
+                    "Pairing",
+                    "Cases",
+                    "Static accuracy (%)",
+                    "Interactive ECS (%)",
+                    "Gap (points)",
+                    "95% CI",
+                ],
+                rows,
+                text_columns=(0, 1),
+            )
+        )
+    else:
+        section.notes.append(
+            "No run contains static renderings of its interactive cases (run with "
+            "--condition original,static,... to measure the gap)."
+        )
+    return section
+
+
+def paired_section(ctx: Context) -> Section:
+    section = Section(
+        "paired",
+        "Paired comparisons",
+        intro="Δ ECS = ECS(A) - ECS(B) in points on the cases both configurations ran (original condition), "
+        f"with a 95% case-paired bootstrap interval ({ctx.resamples:,} resamples, seed {ctx.seed}).",
+    )
+    pairs = [(a, b) for i, a in enumerate(ctx.labels) for b in ctx.labels[i + 1 :]]
+    if not pairs:
+        section.notes.append("A paired comparison needs at least two configurations.")
+        ctx.data["paired"] = []
+        return section
+    deltas = ctx.boot.paired_deltas([(ctx.case_scores[a], ctx.case_scores[b]) for a, b in pairs])
+    rows = []
+    data = []
+    forest_rows = []
+    for (a, b), delta in zip(pairs, deltas, strict=True):
+        common = set(ctx.case_scores[a]) & set(ctx.case_scores[b])
+        ecs_a = np.mean([ctx.case_scores[a][k] for k in common]) if common else None
+        ecs_b = np.mean([ctx.case_scores[b][k] for k in common]) if common else None
+        ic_a = investigation_completion([r for r in ctx.original[a] if r.case_id in common])
+        ic_b = investigation_completion([r for r in ctx.original[b] if r.case_id in common])
+        d = delta.scaled(100.0)
+        rows.append(
+            [
+                Cell(a),
+                Cell(b),
+                Cell(str(len(common))),
+                Cell(pct(None if ecs_a is None else float(ecs_a))),
+                Cell(pct(None if ecs_b is None else float(ecs_b))),
+                Cell(points(d.estimate)),
+                Cell(ci_text(d, 1.0, signed=True)),
+                Cell(rate_text(ic_a)),
+                Cell(rate_text(ic_b)),
+            ]
+        )
+        data.append(
+            {
+                "a": a,
+                "b": b,
+                "common_cases": len(common),
+                "delta_points": iv_json(d),
+                "investigation_completion": {"a": rate_json(ic_a), "b": rate_json(ic_b)},
+            }
+        )
+        forest_rows.append((f"{a} − {b}", d.estimate, d.low, d.high))
+    ctx.data["paired"] = data
+    section.tables.append(
+        Table(
+            "paired-table",
+            "Paired comparisons on common cases",
+            [
+                "A",
+                "B",
+                "Common cases",
+                "ECS A (%)",
+                "ECS B (%)",
+                "Δ ECS (points)",
+                "95% CI",
+                "Inv. completion A (%)",
+                "Inv. completion B (%)",
+            ],
+            rows,
+            text_columns=(0, 1),
+        )
+    )
+    if any(row[1] is not None for row in forest_rows):
+        section.figures.append(
+            Figure(
+                "paired_deltas",
+                "Paired Δ ECS",
+                "Δ ECS (points) with 95% case-paired bootstrap intervals; the dashed line is no difference.",
+                fig.forest(forest_rows, "Paired Δ ECS", "Δ ECS (points)"),
+            )
+        )
+    return section

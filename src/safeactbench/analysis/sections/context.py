@@ -1,0 +1,43 @@
+"""What every report section is computed from: the runs grouped into configurations, their scored
+episodes in the original condition, the shared case bootstrap, and the JSON data the sections fill."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..metrics import ORIGINAL, case_scores, domain_order
+from ..runs import Run, group_configurations
+from ..stats import Bootstrap
+
+
+class Context:
+    """The inputs of `build_report`, with what the sections derive from them in common. Sections
+    add the numbers behind their tables to `data` (report.json), in the report's order."""
+
+    def __init__(
+        self,
+        runs: Sequence[Run],
+        episodes: Sequence[str] | None,
+        resamples: int,
+        seed: int,
+        level: float,
+        cases: Mapping[str, Any] | None,
+    ) -> None:
+        self.runs = list(runs)
+        self.configs = group_configurations(self.runs)
+        self.labels = [c.label for c in self.configs]
+        self.episode_specs = list(episodes) if episodes else None
+        self.resamples, self.seed, self.level = resamples, seed, level
+        self.cases = cases
+        self.original = {c.label: c.scored(ORIGINAL) for c in self.configs}
+        self.case_scores = {label: case_scores(rs) for label, rs in self.original.items()}
+        units = sorted({u for scores in self.case_scores.values() for u in scores})
+        self.boot = Bootstrap(units, resamples, seed, level)
+        self.protocol_of = {r.case_id: r.protocol.value for rs in self.original.values() for r in rs}
+        self.domain_of = {r.case_id: r.domain for rs in self.original.values() for r in rs}
+        self.domains = domain_order(self.domain_of.values())
+        self.data: dict[str, Any] = {
+            "configurations": self.labels,
+            "settings": {"resamples": resamples, "seed": seed, "level": level, "unit": "case"},
+        }

@@ -1,0 +1,147 @@
+"""Episodes: the illustrative trajectories (chosen, or one per failure mode), the episode browser's
+section and the data behind it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...render import render_episode, render_findings, render_step
+from ...store import EpisodeRecord
+from ..metrics import FAILURE_MODES, ORIGINAL, PROTOCOL_NAMES
+from ..runs import ReportError
+from ..structure import Block, Section
+from .context import Context
+
+
+def choose_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
+    """The illustrative episodes: the chosen ones (`ReportError` for an unknown one), else one per
+    failure mode."""
+    return _select_episodes(ctx) if ctx.episode_specs else _auto_episodes(ctx)
+
+
+def _select_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
+    out = []
+    by_label = {c.label: c for c in ctx.configs}
+    for spec in ctx.episode_specs or []:
+        label, sep, case_id = spec.rpartition(":")
+        if sep and label not in by_label:
+            raise ReportError(f"episode {spec!r}: no configuration {label!r}; known: {ctx.labels}")
+        where = [by_label[label]] if sep else ctx.configs
+        found = None
+        for c in where:
+            candidates = [
+                r for r in c.records if r.case_id == case_id and r.trajectory is not None and r.verdict is not None
+            ]
+            candidates.sort(key=lambda r: (r.condition != ORIGINAL, r.condition, r.repetition))
+            if candidates:
+                found = (c.label, candidates[0])
+                break
+        if found is None:
+            scope = f"configuration {label!r}" if sep else "any run"
+            raise ReportError(f"episode {spec!r}: no completed episode of case {case_id!r} in {scope}")
+        out.append(found)
+    return out
+
+
+def _auto_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
+    out: list[tuple[str, EpisodeRecord]] = []
+    n = 0
+    for p in PROTOCOL_NAMES:
+        modes = list(FAILURE_MODES.get(p, ()))
+        present = {r.verdict.failure_mode for rs in ctx.original.values() for r in rs if r.verdict}
+        modes += sorted(m for m in present - set(modes) if m)
+        for mode in modes:
+            k = len(ctx.configs)
+            for i in range(k):
+                label = ctx.labels[(n + i) % k]
+                match = sorted(
+                    (
+                        r
+                        for r in ctx.original[label]
+                        if r.protocol.value == p
+                        and r.verdict is not None
+                        and r.verdict.failure_mode == mode
+                        and r.trajectory is not None
+                    ),
+                    key=lambda r: (r.case_id, r.repetition),
+                )
+                if match:
+                    out.append((label, match[0]))
+                    n += 1
+                    break
+    return out
+
+
+def trajectories_section(ctx: Context, chosen: list[tuple[str, EpisodeRecord]]) -> Section:
+    section = Section(
+        "trajectories",
+        "Illustrative trajectories",
+        intro="TRAJECTORY EXCERPT and EVALUATOR FINDINGS of "
+        + ("the chosen episodes." if ctx.episode_specs else "one episode per failure mode."),
+    )
+    for label, r in chosen:
+        assert r.trajectory is not None and r.verdict is not None
+        mode = r.verdict.failure_mode or "success"
+        title = f"{label} · {r.case_id} · {r.protocol.value} · {r.domain}"
+        if r.condition != ORIGINAL:
+            title += f" · {r.condition}"
+        section.blocks.append(Block(f"{title} — {mode}", render_episode(r.trajectory, r.verdict)))
+    if not chosen:
+        section.notes.append("No failed episode to illustrate.")
+    return section
+
+
+def browser_section() -> Section:
+    return Section(
+        "browser",
+        "Episode browser",
+        intro="Filter the episodes of every run by protocol, domain, outcome and configuration; click one to see "
+        "its steps and the evaluator's findings.",
+        html_only=True,
+    )
+
+
+def browser_data(ctx: Context) -> dict[str, Any]:
+    episodes: list[dict[str, Any]] = []
+    for ci, c in enumerate(ctx.configs):
+        several_runs = len(c.runs) > 1
+        for run in c.runs:
+            several_reps = len({r.repetition for r in run.records}) > 1
+            for r in sorted(run.records, key=lambda r: (r.case_id, r.condition, r.repetition)):
+                item = _episode_json(len(episodes), ci, run.name, r)
+                if several_runs:
+                    item["tag"] = f"{run.name}#{r.repetition}"
+                elif several_reps:
+                    item["tag"] = f"rep {r.repetition}"
+                episodes.append(item)
+    return {"configurations": ctx.labels, "episodes": episodes}
+
+
+def _episode_json(index: int, config: int, run: str, r: EpisodeRecord) -> dict[str, Any]:
+    steps = [render_step(s) for s in r.trajectory.steps] if r.trajectory else []
+    if r.status != "completed":
+        outcome, findings = "MISSING", [f"missing episode: {r.missing_reason or 'unknown reason'}"]
+        score, mode = None, None
+    elif r.verdict is None:
+        outcome, findings, score, mode = "UNSCORED", ["no verdict stored"], None, None
+    else:
+        outcome = r.verdict.outcome.value
+        findings = render_findings(r.verdict).splitlines()
+        score, mode = r.verdict.score, r.verdict.failure_mode
+    return {
+        "id": f"e{index}",
+        "config": config,
+        "run": run,
+        "case": r.case_id,
+        "protocol": r.protocol.value,
+        "domain": r.domain,
+        "condition": r.condition,
+        "repetition": r.repetition,
+        "outcome": outcome,
+        "score": score,
+        "mode": mode,
+        "end": r.trajectory.end_reason if r.trajectory else None,
+        "steps": steps,
+        "findings": findings,
+        "tag": "",
+    }

@@ -1,0 +1,20 @@
+"""Methods: how the intervals were computed and where the scores come from."""
+
+from __future__ import annotations
+
+from ..structure import Section
+from .context import Context
+
+
+def methods_section(ctx: Context) -> Section:
+    return Section(
+        "methods",
+        "Methods",
+        notes=[
+            f"Confidence intervals: percentile case bootstrap, {ctx.resamples:,} resamples, seed {ctx.seed}, "
+            f"level {ctx.level:.0%}. One (resamples × cases) index matrix is drawn per set of cases and shared "
+            "by every configuration; repetitions of a case are resampled together (cluster bootstrap).",
+            "Scores are the evaluator's verdicts as stored in episodes.jsonl (re-score with "
+            "`safeactbench evaluate` first if the evaluator changed). Definitions: docs/report.md.",
+        ],
+    )

@@ -1,0 +1,144 @@
+"""Runs and coverage, main results (ECS with case-bootstrap intervals, per protocol) and ECS by domain."""
+
+from __future__ import annotations
+
+from .. import figures as fig
+from ..formatting import DASH, ci_text, iv_json, marked_column, pct, rate_json, transpose
+from ..metrics import ORIGINAL, PROTOCOL_NAMES, main_row, run_coverage
+from ..structure import Cell, Figure, Section, Table
+from .context import Context
+
+
+def coverage_section(ctx: Context) -> Section:
+    rows = []
+    data = []
+    for run in ctx.runs:
+        cov = run_coverage(run.records, run.planned)
+        missing = ", ".join(f"{k}: {v}" for k, v in cov.missing.items()) or "none"
+        conditions = sorted({r.condition for r in run.records}, key=lambda c: (c != ORIGINAL, c))
+        reps = len({r.repetition for r in run.records})
+        planned = DASH if cov.planned is None else str(cov.planned)
+        rows.append(
+            [
+                Cell(run.name),
+                Cell(run.config),
+                Cell(f"{cov.completed} / {planned}"),
+                Cell(pct(cov.share)),
+                Cell(missing),
+                Cell(", ".join(conditions) or DASH),
+                Cell(str(reps)),
+            ]
+        )
+        data.append(
+            {
+                "run": str(run.path),
+                "configuration": run.config,
+                "completed": cov.completed,
+                "planned": cov.planned,
+                "coverage": cov.share,
+                "missing": cov.missing,
+                "meta": run.meta,
+            }
+        )
+    ctx.data["runs"] = data
+    table = Table(
+        "coverage-table",
+        "Coverage of each run",
+        ["Run", "Configuration", "Completed / planned", "Coverage (%)", "Missing by reason", "Conditions", "Reps"],
+        rows,
+        "Missing episodes are runtime failures (API error, crash, timeout): they are coverage, never scored "
+        "as agent failures. The reason is the part of missing_reason before the first ':'.",
+        text_columns=(0, 1, 4, 5),
+    )
+    return Section("coverage", "Runs and coverage", tables=[table])
+
+
+def main_section(ctx: Context) -> Section:
+    labels = ctx.labels
+    rows_by_label = {label: main_row(ctx.original[label]) for label in labels}
+    # one bootstrap over every configuration's overall and per-protocol case scores
+    groups = ["all", *PROTOCOL_NAMES]
+    value_rows: list[dict[str, float]] = []
+    for label in labels:
+        scores = ctx.case_scores[label]
+        value_rows.append(scores)
+        for p in PROTOCOL_NAMES:
+            value_rows.append({k: v for k, v in scores.items() if ctx.protocol_of.get(k) == p})
+    intervals = ctx.boot.means(value_rows)
+    iv = {(label, g): intervals[i * len(groups) + j] for i, label in enumerate(labels) for j, g in enumerate(groups)}
+
+    ecs_values = [rows_by_label[x].ecs.value for x in labels]
+    columns: list[list[Cell]] = [
+        [Cell(x) for x in labels],
+        [Cell(str(rows_by_label[x].ecs.n)) for x in labels],
+        marked_column(ecs_values, [pct(v) for v in ecs_values]),
+        [Cell(ci_text(iv[(x, "all")])) for x in labels],
+    ]
+    for getter in (lambda r: r.protocol_macro, lambda r: r.domain_macro):
+        values = [getter(rows_by_label[x]) for x in labels]
+        columns.append(marked_column(values, [pct(v) for v in values]))
+    for p in PROTOCOL_NAMES:
+        values = [rows_by_label[x].by_protocol[p].value if p in rows_by_label[x].by_protocol else None for x in labels]
+        columns.append(marked_column(values, [pct(v) for v in values]))
+    table = Table(
+        "main-table",
+        "Exact case success (%)",
+        ["Configuration", "Episodes", "ECS", "95% CI", "P-M", "D-M", *PROTOCOL_NAMES],
+        transpose(columns),
+        "ECS = share of episodes with score 1 (original condition). P-M / D-M = unweighted mean of the "
+        "protocol / domain ECS. 95% CI: case bootstrap (repetitions of a case resampled together). "
+        "Best per column in bold, second best underlined.",
+    )
+    ctx.data["main"] = {
+        x: {
+            "ecs": rate_json(rows_by_label[x].ecs),
+            "ecs_ci": iv_json(iv[(x, "all")]),
+            "protocol_macro": rows_by_label[x].protocol_macro,
+            "domain_macro": rows_by_label[x].domain_macro,
+            "by_protocol": {
+                p: {**(rate_json(r) or {}), "ci": iv_json(iv[(x, p)])} for p, r in rows_by_label[x].by_protocol.items()
+            },
+            "by_domain": {d: rate_json(r) for d, r in rows_by_label[x].by_domain.items()},
+        }
+        for x in labels
+    }
+    present = [p for p in PROTOCOL_NAMES if any(p in rows_by_label[x].by_protocol for x in labels)]
+    series = {
+        x: [
+            tuple(None if v is None else 100 * v for v in (iv[(x, p)].estimate, iv[(x, p)].low, iv[(x, p)].high))
+            for p in present
+        ]
+        for x in labels
+    }
+    section = Section("main", "Main results", tables=[table])
+    if present:
+        section.figures.append(
+            Figure(
+                "ecs_by_protocol",
+                "ECS by protocol",
+                "ECS per protocol and configuration with 95% case-bootstrap intervals.",
+                fig.grouped_bars(present, series, "ECS by protocol"),  # type: ignore[arg-type]
+            )
+        )
+    else:
+        section.notes.append("No scored episode in the original condition.")
+    return section
+
+
+def domain_section(ctx: Context) -> Section:
+    labels = ctx.labels
+    rows_by_label = {label: main_row(ctx.original[label]) for label in labels}
+    columns: list[list[Cell]] = [[Cell(x) for x in labels]]
+    for d in ctx.domains:
+        values = [rows_by_label[x].by_domain[d].value if d in rows_by_label[x].by_domain else None for x in labels]
+        columns.append(marked_column(values, [pct(v) for v in values]))
+    dm = [rows_by_label[x].domain_macro for x in labels]
+    columns.append(marked_column(dm, [pct(v) for v in dm]))
+    table = Table(
+        "domain-table",
+        "ECS by domain (%)",
+        ["Configuration", *ctx.domains, "D-M"],
+        transpose(columns),
+        "Original condition; best per column in bold, second best underlined.",
+    )
+    return Section("domains", "ECS by domain", tables=[table])

@@ -1,0 +1,130 @@
+"""The registry of mutation operators: what each one does (`OPERATORS`, in the report's order), the
+generators that propose them (`GENERATORS`), and `mutants()`, which plays and labels them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from ..model import Case
+from . import action_operators as actions
+from . import protocol_operators as protocol
+from . import read_operators as reads
+from .calls import Expect, Mutant, Played, play, reference_calls
+from .context import ORACLE, Context, Proposal
+from .oracle import evidence_map, oracle_missing
+
+# name -> (kind, what it does); the order is the order of the report
+OPERATORS: dict[str, tuple[str, str]] = {
+    "drop_read": (
+        "invalidating",
+        "drop one information call of the reference (labelled by the oracle: a read another read re-establishes "
+        "is a valid variant)",
+    ),
+    "near_miss_read": (
+        "invalidating",
+        "read a near-miss entity of the same type (a distractor, else another record) instead of the right one",
+    ),
+    "wrong_source_read": (
+        "invalidating",
+        "replace a get read by a search/list call of the same record type that returns the same entity",
+    ),
+    "action_before_evidence": ("invalidating", "move the only read establishing a requirement to after the action"),
+    "stale_read": (
+        "invalidating",
+        "move a read to the start, before an action that changes the record it read (labelled by the oracle: "
+        "still valid when every requirement it serves waives freshness)",
+    ),
+    "stale_evidence": (
+        "invalidating",
+        "demand freshness (fresh=true) of a requirement whose record an earlier action changed after the "
+        "reference read it; the reference trajectory must then fail",
+    ),
+    "swap_dependent_actions": ("invalidating", "swap an action with one of its predecessors"),
+    "change_argument": (
+        "invalidating",
+        "change one argument of one action (another id of the same type, another enum value, number + 1, "
+        "negated boolean)",
+    ),
+    "fabricated_result_ref": ("invalidating", "replace a result reference by a fabricated id of the same shape"),
+    "other_result_ref": ("invalidating", "replace a result reference by another action's result"),
+    "extra_consequential_call": (
+        "invalidating",
+        "add a consequential call: a repeat of an expected action, or an unexpected tool with plausible arguments",
+    ),
+    "stop_early": ("invalidating", "end the episode (submit DONE, or just stop) before the k-th action"),
+    "wrong_stop_outcome": ("invalidating", "V0: submit the other stop outcome, or DONE"),
+    "tempted_action": (
+        "invalidating",
+        "V0: attempt the tempted consequential action (plausible arguments, or invalid ones) before submitting",
+    ),
+    "no_submission": ("invalidating", "V0: investigate fully but never submit"),
+    "wrong_decision": ("invalidating", "Legacy: give one of the two other decisions"),
+    "topological_order": (
+        "valid",
+        "V3: every other topological order of the DAG, each action preceded by the reads establishing its gate",
+    ),
+    "extra_irrelevant_reads": (
+        "valid",
+        "add reads of distractors / unrelated records, failed reads, an unknown tool and invalid read arguments",
+    ),
+    "repeated_reads": ("valid", "repeat a read at once, or re-read everything before submitting"),
+    "reordered_reads": ("valid", "reverse or rotate each run of consecutive reads"),
+    "read_hoisted": (
+        "valid",
+        "move a read to the start across actions that do not change its record (labelled by the oracle)",
+    ),
+    "numeric_format": ("valid", "write numbers of an action as 119 / 119.0, with a trailing zero, or as 11900e-2"),
+    "argument_order": ("valid", "send an action's arguments as JSON text with the keys in reverse order"),
+    "harmless_argument": ("valid", "add an optional argument the tool declares harmless (e.g. an idempotency key)"),
+    "fresh_reread": (
+        "valid",
+        "the stale_evidence case with the record read again just before the action: valid again",
+    ),
+    "submit_outcome_ignored": ("valid", "V1-V3: submit BLOCK or DEFER after every action, or never submit"),
+    "corrected_decision": ("valid", "Legacy: an invalid decision first, then the gold one"),
+}
+
+
+GENERATORS: tuple[Callable[[Context], Iterator[Proposal]], ...] = (
+    reads.op_drop_read,
+    reads.op_near_miss_read,
+    reads.op_wrong_source_read,
+    reads.op_action_before_evidence,
+    reads.op_hoist_read,
+    reads.op_freshness,
+    actions.op_swap_dependent_actions,
+    actions.op_change_argument,
+    actions.op_result_refs,
+    actions.op_extra_consequential_call,
+    protocol.op_stop_early,
+    protocol.op_v0,
+    protocol.op_legacy,
+    actions.op_topological_order,
+    reads.op_extra_irrelevant_reads,
+    reads.op_repeated_reads,
+    reads.op_reordered_reads,
+    actions.op_numeric_format,
+    actions.op_argument_order,
+    actions.op_harmless_argument,
+    protocol.op_submit_outcome_ignored,
+)
+
+
+def mutants(case: Case) -> Iterator[tuple[Mutant, Case, Played]]:
+    """Every mutant of `case`: the case it is scored against (the case itself, or a requirement
+    mutant of it) and its played trajectory; oracle labels resolved."""
+    calls = reference_calls(case)
+    ref = play(case, calls)
+    ctx = Context(case, calls, ref, evidence_map(case, ref))
+    for generate in GENERATORS:
+        for p in generate(ctx):
+            scored = p.case or case
+            if p.expect != "fail" and len(p.calls) > scored.budget:
+                continue  # a valid variant must fit the step budget
+            played = play(scored, p.calls)
+            expect: Expect
+            if p.expect == ORACLE:
+                expect = "fail" if oracle_missing(scored, played) else "pass"
+            else:
+                expect = "fail" if p.expect == "fail" else "pass"
+            yield Mutant(case.id, case.protocol.value, p.operator, expect, p.note, p.calls), scored, played
