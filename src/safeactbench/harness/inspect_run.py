@@ -3,12 +3,25 @@
 Finished samples are appended by the scorer as they complete (so a killed run keeps them);
 samples that Inspect gives up on after its retries are recorded afterwards as *missing* with the
 error as the reason — runtime failures, never agent failures.
+
+Performance (docs/performance.md): Inspect's realtime sample buffer (a SQLite database of every
+transcript event, for watching samples live in `inspect view`) is off by default here — it cost
+about a third of the per-episode time, and the run store already lands every episode as it
+finishes; pass `log_realtime=True` to keep it. The finished log is read back only when some planned
+sample is not in the store (reading it holds every sample in memory and took seconds). While
+Inspect runs, the cyclic garbage collector's thresholds are raised: Inspect allocates millions of
+short-lived objects per few hundred samples, and with the default thresholds about a quarter of the
+run went to collections (restored afterwards; reference counting still frees acyclic garbage at once).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from typing import Any
 
+import yaml
 from inspect_ai import eval as inspect_eval
 
 from ..catalog import get_case
@@ -16,6 +29,30 @@ from ..store import EpisodeKey, EpisodeRecord, RunStore
 from .inspect_task import safeactbench, sample_id
 
 RUNTIME_RETRIES = 2
+GC_THRESHOLDS = (10_000, 10, 10)  # CPython's defaults are (700, 10, 10)
+
+
+@contextlib.contextmanager
+def gc_thresholds(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> Iterator[None]:
+    """Collect less often while the block runs (never more often than the current setting)."""
+    previous = gc.get_threshold()
+    gc.set_threshold(*(max(new, old) if old else old for new, old in zip(thresholds, previous, strict=True)))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
+def model_arg_value(value: Any) -> Any:
+    """A `--model-arg KEY=VALUE` value as `inspect eval -M` reads it: YAML scalars (`false`, `3`,
+    `0.5`, `null`) become bool, int, float or None; anything else stays the string given."""
+    if not isinstance(value, str) or not value.strip():
+        return value
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
+    return parsed if parsed is None or isinstance(parsed, bool | int | float) else value
 
 
 def run_with_inspect(
@@ -32,6 +69,7 @@ def run_with_inspect(
     limit: int | None,
     model_args: dict[str, Any] | None = None,
     display: str = "rich",
+    log_realtime: bool = False,
 ) -> None:
     skip_file = store.directory / ".done-samples"
     skip_file.write_text("\n".join(sample_id(*key) for key in sorted(done)) + "\n", encoding="utf-8")
@@ -46,21 +84,25 @@ def run_with_inspect(
     )
     if not task.dataset:
         return
-    logs = inspect_eval(
-        task,
-        model=model,
-        model_args=model_args or {},
-        log_dir=str(store.directory / "inspect-logs"),
-        max_samples=max_concurrency,
-        max_connections=max_concurrency,
-        limit=limit,
-        fail_on_error=False,
-        retry_on_error=RUNTIME_RETRIES,
-        display=display,  # type: ignore[arg-type]
-        score_display=False,
-    )
+    with gc_thresholds():
+        logs = inspect_eval(
+            task,
+            model=model,
+            model_args={key: model_arg_value(v) for key, v in (model_args or {}).items()},
+            log_dir=str(store.directory / "inspect-logs"),
+            max_samples=max_concurrency,
+            max_connections=max_concurrency,
+            limit=limit,
+            fail_on_error=False,
+            retry_on_error=RUNTIME_RETRIES,
+            display=display,  # type: ignore[arg-type]
+            score_display=False,
+            log_realtime=log_realtime,
+        )
     stored = {r.key for r in store.records()}
     for log in logs:
+        if _all_stored(log, stored):
+            continue
         for sample in log.samples or []:
             meta = sample.metadata
             key = (str(meta["case_id"]), str(meta["condition"]), int(meta["repetition"]))
@@ -83,3 +125,19 @@ def run_with_inspect(
                     missing_reason=reason[:500],
                 )
             )
+
+
+def _all_stored(log: Any, stored: set[EpisodeKey]) -> bool:
+    """Whether every sample the log planned (its header's sample ids) is in the store already."""
+    ids = log.eval.dataset.sample_ids if log.eval and log.eval.dataset else None
+    if ids is None:
+        return False
+    epochs = log.eval.config.epochs or 1
+    if epochs != 1:
+        return False
+    for sid in ids:
+        case_id, _, rest = str(sid).partition("|")
+        condition, _, repetition = rest.rpartition("|")
+        if not repetition.isdigit() or (case_id, condition, int(repetition)) not in stored:
+            return False
+    return True

@@ -11,10 +11,13 @@ score's metadata and, when the task was given a `run_dir`, into that run store a
 from __future__ import annotations
 
 import json
+import operator
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
@@ -27,11 +30,12 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
+from pydantic import PrivateAttr
 
 from ..catalog import get_case, played
 from ..episode import Episode
 from ..evaluator import evaluate
-from ..model import Case, Trajectory
+from ..model import Case, Protocol, Trajectory
 from ..public import public_view
 from ..render import render_findings
 from ..runner import episode_seed, now_iso
@@ -84,6 +88,51 @@ def tool_infos(view_tools: list[dict[str, Any]]) -> list[ToolInfo]:
     return infos
 
 
+class SharedToolInfo(ToolInfo):
+    """A tool definition shared by every sample that plays the same tool list.
+
+    Inspect deep-copies the tools it is given on every `generate()` (so a provider can never alter
+    the caller's tools); pydantic's deepcopy of the nested parameter models of 20-40 tools is one of
+    the largest items in a profile of the Inspect path. The deep copy of this class is a plain
+    `ToolInfo` parsed from JSON dumped once: equal to the deepcopy (fields set included), as
+    independent of the original, about five times faster. If a field was reassigned after
+    `prepare()`, the ordinary deepcopy is used."""
+
+    _json: str = PrivateAttr(default="")
+    _fields: tuple[Any, ...] = PrivateAttr(default=())
+
+    def prepare(self) -> SharedToolInfo:
+        self._json = self.model_dump_json(exclude_unset=True)
+        self._fields = tuple(self.__dict__.values())
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ToolInfo:  # type: ignore[override]
+        current = tuple(self.__dict__.values())
+        if self._json and len(current) == len(self._fields) and all(map(operator.is_, current, self._fields)):
+            return ToolInfo.model_validate_json(self._json)
+        return super().__deepcopy__(memo)
+
+
+_EPISODE_TOOLS: dict[tuple[Any, ...], tuple[object, list[SharedToolInfo]]] = {}
+
+
+def episode_tools(case: Case) -> list[ToolInfo]:
+    """`tool_infos(public_view(case).tools)`, built once per tool list (every case of a domain shares
+    its tool objects) as `SharedToolInfo`s. The cache entry holds the tool objects, so the ids in
+    its key stay theirs."""
+    legacy = case.protocol == Protocol.LEGACY
+    key = ("legacy",) if legacy else tuple(map(id, case.tools))
+    if key not in _EPISODE_TOOLS:
+        if len(_EPISODE_TOOLS) >= 64:
+            _EPISODE_TOOLS.clear()
+        infos = [
+            SharedToolInfo(name=t.name, description=t.description, parameters=t.parameters).prepare()
+            for t in tool_infos(public_view(case).tools)
+        ]
+        _EPISODE_TOOLS[key] = (None if legacy else tuple(case.tools), infos)
+    return list(_EPISODE_TOOLS[key][1])
+
+
 def episode_case(state: TaskState) -> Case:
     return get_case(str(state.metadata["case_id"]), str(state.metadata.get("condition", "original")))
 
@@ -95,7 +144,7 @@ def episode_loop() -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         case = episode_case(state)
         episode = Episode(case)
-        tools = tool_infos(public_view(case).tools)
+        tools = episode_tools(case)
         state.store.set(STARTED_KEY, [now_iso(), time.perf_counter()])
         model = get_model()
         usage: dict[str, int] = {}
@@ -155,25 +204,26 @@ def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Sco
         condition = str(state.metadata.get("condition", "original"))
         repetition = int(state.metadata.get("repetition", 0))
         if store is not None:
-            store.append(
-                EpisodeRecord(
-                    case_id=case.id,
-                    protocol=case.protocol,
-                    domain=case.domain,
-                    family=case.family,
-                    agent=str(state.model),
-                    harness=harness,
-                    model=str(state.model),
-                    condition=condition,
-                    repetition=repetition,
-                    seed=episode_seed(case.id, condition, repetition),
-                    trajectory=trajectory,
-                    verdict=verdict,
-                    started_at=started_at,
-                    duration_s=time.perf_counter() - clock,
-                    usage=dict(state.store.get(USAGE_KEY) or {}),
-                )
+            record = EpisodeRecord(
+                case_id=case.id,
+                protocol=case.protocol,
+                domain=case.domain,
+                family=case.family,
+                agent=str(state.model),
+                harness=harness,
+                model=str(state.model),
+                condition=condition,
+                repetition=repetition,
+                seed=episode_seed(case.id, condition, repetition),
+                trajectory=trajectory,
+                verdict=verdict,
+                started_at=started_at,
+                duration_s=time.perf_counter() - clock,
+                usage=dict(state.store.get(USAGE_KEY) or {}),
             )
+            # the append (with its fsync) runs in a worker thread so it never blocks the event loop
+            # the other samples run on; not abandoned on cancel, so a record is always written whole
+            await anyio.to_thread.run_sync(_append, store, record)
         return Score(
             value=verdict.score,
             answer=verdict.outcome.value,
@@ -182,6 +232,14 @@ def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Sco
         )
 
     return score
+
+
+_APPEND_LOCK = threading.Lock()
+
+
+def _append(store: RunStore, record: EpisodeRecord) -> None:
+    with _APPEND_LOCK:  # one writer at a time: lines of concurrent samples never interleave
+        store.append(record)
 
 
 def _split(value: str | list[str] | None) -> list[str] | None:

@@ -1,0 +1,13 @@
+"""SafeActBench performance benchmarks (issue 8): `python -m benchmarks` writes docs/performance.md.
+
+Run on demand, not part of the test suite (tests/test_benchmarks_smoke.py runs each part at a tiny
+size so it does not rot). Parts: evaluator throughput, episode overhead, end-to-end run with peak
+RSS, the Inspect path vs the in-process loop, concurrency efficiency against a local mock
+OpenAI-compatible server, and the paired bootstrap.
+"""
+
+from __future__ import annotations
+
+PARTS = ("evaluator", "episode", "e2e", "inspect", "concurrency", "stats")
+
+__all__ = ["PARTS"]

@@ -1,0 +1,355 @@
+"""Render the results as docs/performance.md: machine, how to reproduce, targets vs measured, details."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+NOTES = Path(__file__).resolve().parent / "notes.md"
+
+
+@dataclass(frozen=True)
+class Target:
+    label: str
+    get: Callable[[dict[str, Any]], float | None]
+    op: str  # "<" or ">="
+    bound: float
+    fmt: str  # format of value and bound
+
+    def value(self, results: dict[str, Any]) -> float | None:
+        try:
+            return self.get(results)
+        except (KeyError, TypeError, IndexError, StopIteration):
+            return None
+
+    def met(self, value: float | None) -> bool | None:
+        if value is None:
+            return None
+        return value < self.bound if self.op == "<" else value >= self.bound
+
+
+def _level(results: dict[str, Any], c: int, key: str = "efficiency") -> float | None:
+    rows = results["concurrency"]["levels"]
+    return next(r[key] for r in rows if r["concurrency"] == c)
+
+
+TARGETS = [
+    Target(
+        "whole-suite `run --agent reference` incl. evaluation and its report (wall)",
+        lambda r: r["end_to_end"]["wall_s"],
+        "<",
+        5.0,
+        "{:.2f} s",
+    ),
+    Target(
+        "the same with `--no-report` (plan, play, evaluate, store)",
+        lambda r: r["end_to_end"]["no_report"]["wall_s"],
+        "<",
+        5.0,
+        "{:.2f} s",
+    ),
+    Target(
+        "evaluator throughput (re-score 656 reference trajectories)",
+        lambda r: r["evaluator"]["cases_per_s"],
+        ">=",
+        2000,
+        "{:,.0f} cases/s",
+    ),
+    Target("concurrency efficiency at C=64", lambda r: _level(r, 64), ">=", 0.90, "{:.0%}"),
+    Target("concurrency efficiency at C=256", lambda r: _level(r, 256), ">=", 0.80, "{:.0%}"),
+    Target(
+        "paired bootstrap 10 configs × 570 cases × 10,000 resamples",
+        lambda r: r["stats"]["seconds"],
+        "<",
+        3.0,
+        "{:.2f} s",
+    ),
+    Target(
+        "peak RSS of the whole-suite reference run", lambda r: r["end_to_end"]["peak_rss_mb"], "<", 300.0, "{:.0f} MB"
+    ),
+]
+
+
+def fmt(value: Any, spec: str = "{:.2f}") -> str:
+    if value is None:
+        return "–"
+    try:
+        return spec.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def _status(met: bool | None) -> str:
+    return "–" if met is None else ("met" if met else "**missed**")
+
+
+def targets_table(results: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+    lines = ["| measure | target | measured | status | before the fixes |", "|---|---|---|---|---|"]
+    for t in TARGETS:
+        value = t.value(results)
+        before = t.value(baseline) if baseline else None
+        bound = t.fmt.format(t.bound)
+        lines.append(
+            f"| {t.label} | {'<' if t.op == '<' else '≥'} {bound} | {fmt(value, t.fmt)} | {_status(t.met(value))} "
+            f"| {fmt(before, t.fmt)} |"
+        )
+    return lines
+
+
+def _section_evaluator(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    e = r.get("evaluator")
+    if not e:
+        return []
+    be = (b or {}).get("evaluator") or {}
+    return [
+        "### Evaluator throughput",
+        "",
+        f"Re-scoring the reference trajectories of {e['cases']} cases ({e['steps']:,} steps) by replay; best of "
+        f"{e['repeats']} runs (the least disturbed by other work on the machine); all scored 1: {e['all_success']}.",
+        "",
+        "| | measured | before |",
+        "|---|---:|---:|",
+        f"| cases/s (best run) | {fmt(e['cases_per_s'], '{:,.0f}')} | {fmt(be.get('cases_per_s'), '{:,.0f}')} |",
+        f"| cases/s (median run) | {fmt(e.get('cases_per_s_median'), '{:,.0f}')} "
+        f"| {fmt(be.get('cases_per_s_median'), '{:,.0f}')} |",
+        f"| cases per CPU second | {fmt(e.get('cases_per_cpu_s'), '{:,.0f}')} "
+        f"| {fmt(be.get('cases_per_cpu_s'), '{:,.0f}')} |",
+        f"| µs per case | {fmt(e['us_per_case'], '{:,.0f}')} | {fmt(be.get('us_per_case'), '{:,.0f}')} |",
+        f"| µs per step | {fmt(e['us_per_step'], '{:,.1f}')} | {fmt(be.get('us_per_step'), '{:,.1f}')} |",
+        f"| cases/s from stored JSON (`safeactbench evaluate` path) | {fmt(e['from_json_cases_per_s'], '{:,.0f}')} "
+        f"| {fmt(be.get('from_json_cases_per_s'), '{:,.0f}')} |",
+        "",
+    ]
+
+
+def _section_episode(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    e = r.get("episode")
+    if not e:
+        return []
+    be = (b or {}).get("episode") or {}
+    calls = e["calls"]
+    rows = [
+        ("new `Episode(case)` (fresh world)", "us_per_new_episode", calls.get("new_episode")),
+        ("information call", "us_per_information_call", calls.get("information")),
+        ("consequential call", "us_per_consequential_call", calls.get("consequential")),
+        ("terminal call (`submit` / `decide`)", "us_per_terminal_call", calls.get("terminal")),
+    ]
+    out = [
+        "### Episode overhead",
+        "",
+        f"`Episode.call` replaying the reference calls of {e['episodes']} cases on fresh episodes "
+        "(the lowest mean per call over the runs).",
+        "",
+        "| | calls | µs each | before |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, key, n in rows:
+        out.append(f"| {label} | {fmt(n, '{:,}')} | {fmt(e.get(key), '{:,.1f}')} | {fmt(be.get(key), '{:,.1f}')} |")
+    out += [
+        f"| whole in-process episode (agent + episode + evaluate + record), ms | | "
+        f"{fmt(e['in_process_ms_per_episode'], '{:.2f}')} | {fmt(be.get('in_process_ms_per_episode'), '{:.2f}')} |",
+        "",
+    ]
+    return out
+
+
+def _section_e2e(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    e = r.get("end_to_end")
+    if not e:
+        return []
+    be = (b or {}).get("end_to_end") or {}
+    nr, bnr = e.get("no_report") or {}, be.get("no_report") or {}
+    s = r.get("startup") or {}
+    bs = (b or {}).get("startup") or {}
+    return [
+        "### End to end: `safeactbench run --agent reference`",
+        "",
+        f"The whole suite in a subprocess ({e['episodes']} episodes, {e['successes']} scored 1), best of "
+        f"{e['repeats']} runs (median wall: {fmt(e.get('median_wall_s'))} s); peak RSS of that process from "
+        "`os.wait4`. `run` writes OUT/report "
+        "(tables, figures, HTML) at the end by default; `--no-report` is the run alone.",
+        "",
+        "| | default | before | `--no-report` | before |",
+        "|---|---:|---:|---:|---:|",
+        f"| wall, s | {fmt(e['wall_s'])} | {fmt(be.get('wall_s'))} | {fmt(nr.get('wall_s'))} "
+        f"| {fmt(bnr.get('wall_s'))} |",
+        f"| CPU (user+sys), s | {fmt(e['cpu_s'])} | {fmt(be.get('cpu_s'))} | {fmt(nr.get('cpu_s'))} "
+        f"| {fmt(bnr.get('cpu_s'))} |",
+        f"| peak RSS, MB | {fmt(e['peak_rss_mb'], '{:.0f}')} | {fmt(be.get('peak_rss_mb'), '{:.0f}')} "
+        f"| {fmt(nr.get('peak_rss_mb'), '{:.0f}')} | {fmt(bnr.get('peak_rss_mb'), '{:.0f}')} |",
+        "",
+        f"Start-up (`safeactbench --help`: imports and argument parsing): {fmt(s.get('best_s'))} s "
+        f"(before: {fmt(bs.get('best_s'))} s).",
+        "",
+    ]
+
+
+def _section_inspect(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    e = r.get("inspect")
+    if not e:
+        return []
+    be = (b or {}).get("inspect") or {}
+    out = [
+        "### The Inspect path: `run --model safeactbench/reference` vs `run --agent reference`",
+        "",
+        "Same cases, same run store and evaluator; the scripted model answers at once (no latency), so this "
+        "is pure harness cost. Marginal cost per episode = (wall(all) − wall(`--limit 1`)) / (episodes − 1).",
+        "",
+        "| | episodes | wall, s | fixed cost, s | ms per episode | peak RSS, MB | before: ms/episode | before: RSS |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label in ("scripted", "inspect"):
+        x, bx = e[label], be.get(label) or {}
+        out.append(
+            f"| {label} | {x['episodes']} | {fmt(x['wall_s'], '{:.1f}')} | {fmt(x['fixed_wall_s'], '{:.1f}')} "
+            f"| {fmt(x['ms_per_episode'], '{:.1f}')} | {fmt(x['peak_rss_mb'], '{:.0f}')} "
+            f"| {fmt(bx.get('ms_per_episode'), '{:.1f}')} | {fmt(bx.get('peak_rss_mb'), '{:.0f}')} |"
+        )
+    out += [
+        "",
+        f"**Inspect / in-process per-episode ratio: {fmt(e['ratio'], '{:.0f}')}×** "
+        f"(before: {fmt(be.get('ratio'), '{:.0f}')}×).",
+        "",
+    ]
+    return out
+
+
+def _section_concurrency(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    c = r.get("concurrency")
+    if not c:
+        return []
+    if c.get("skipped"):
+        return ["### Concurrency efficiency", "", f"Skipped: {c['skipped']}.", ""]
+    before = {row["concurrency"]: row for row in ((b or {}).get("concurrency") or {}).get("levels", [])}
+    out = [
+        "### Concurrency efficiency: `run --model openai/mock --max-concurrency C`",
+        "",
+        f"A local OpenAI-compatible mock (`benchmarks/mock_openai.py`, 127.0.0.1 only) answers every "
+        f"chat completion after {c['latency_s'] * 1000:.0f} ± {c['jitter_s'] * 1000:.0f} ms with "
+        f"{c['calls_per_episode']} scripted turn(s) per episode (a `submit` DEFER tool call), with `usage`. "
+        f"Every level plays the same {c.get('cases', '?')} interactive cases (spread over all domains and "
+        "protocols V0-V3), repeated to the episode counts shown.",
+        "Throughput = completed episodes / (last response − first request) seen by the server. "
+        "**Efficiency = throughput / ideal, ideal = C / (mean episode latency at C = 1)** "
+        f"(= {fmt(c['baseline_latency_s'], '{:.3f}')} s): linear scaling from one unloaded episode. "
+        "Utilisation = throughput × mean latency(C) / C (Little's law: the share of the C slots busy). "
+        "Model bound = C / (turns × model latency), what a harness with zero cost would reach.",
+        "",
+        "| C | episodes | peak in flight | throughput, ep/s | ideal, ep/s | **efficiency** | mean latency, s | p95, s "
+        "| utilisation | vs model bound | client CPU, s | server CPU, s | before: efficiency |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in c["levels"]:
+        prior = before.get(row["concurrency"], {})
+        out.append(
+            f"| {row['concurrency']} | {row['completed']}/{row['episodes']} | {fmt(row['peak_in_flight'], '{}')} "
+            f"| {fmt(row['throughput_eps'], '{:.1f}')} | {fmt(row['ideal_eps'], '{:.1f}')} "
+            f"| **{fmt(row['efficiency'], '{:.0%}')}** | {fmt(row['mean_latency_s'], '{:.3f}')} "
+            f"| {fmt(row['p95_latency_s'], '{:.3f}')} | {fmt(row['utilisation'], '{:.0%}')} "
+            f"| {fmt(row['efficiency_vs_model'], '{:.0%}')} | {fmt(row['client_cpu_s'], '{:.1f}')} "
+            f"| {fmt(row['server_cpu_s'], '{:.1f}')} | {fmt(prior.get('efficiency'), '{:.0%}')} |"
+        )
+    out.append("")
+    native = c.get("native") or []
+    if native:
+        out += [
+            "The same episodes through `benchmarks/native_loop.py` — a plain asyncio loop with aiohttp, the same "
+            "prompts, tools, `Episode`, evaluator and run store, no Inspect (a measurement aid, not a harness); "
+            "efficiency against its "
+            f"own C = 1 latency ({fmt(native[0].get('baseline_latency_s'), '{:.3f}')} s):",
+            "",
+            "| C | episodes | peak in flight | throughput, ep/s | ideal, ep/s | **efficiency** | mean latency, s "
+            "| utilisation | client CPU, s | Inspect path: throughput, ep/s |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        inspect_by_c = {row["concurrency"]: row for row in c["levels"]}
+        for row in native:
+            other = inspect_by_c.get(row["concurrency"], {})
+            out.append(
+                f"| {row['concurrency']} | {row['completed']}/{row['episodes']} | {fmt(row['peak_in_flight'], '{}')} "
+                f"| {fmt(row['throughput_eps'], '{:.1f}')} | {fmt(row['ideal_eps'], '{:.1f}')} "
+                f"| **{fmt(row['efficiency'], '{:.0%}')}** | {fmt(row['mean_latency_s'], '{:.3f}')} "
+                f"| {fmt(row['utilisation'], '{:.0%}')} | {fmt(row['client_cpu_s'], '{:.1f}')} "
+                f"| {fmt(other.get('throughput_eps'), '{:.1f}')} |"
+            )
+        out.append("")
+    return out
+
+
+def _section_stats(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    s = r.get("stats")
+    if not s:
+        return []
+    return [
+        "### Statistics: paired case bootstrap",
+        "",
+        f"{s['configs']} configurations × {s['cases']} cases × {s['resamples']:,} resamples: one index matrix, the "
+        f"mean and 95% interval of every configuration and the paired Δ of all {s['pairs']} pairs. "
+        f"Implementation timed: {s['implementation']}.",
+        "",
+        "| | s |",
+        "|---|---:|",
+        f"| project implementation (best of runs) | {fmt(s['seconds'], '{:.3f}')} |",
+        f"| project implementation (median) | {fmt(s.get('median_seconds'), '{:.3f}')} |",
+        f"| numpy reference in `benchmarks/measure.py` (same work) | {fmt(s['numpy_reference_seconds'], '{:.3f}')} |",
+        "",
+    ]
+
+
+def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: str) -> str:
+    m = results["machine"]
+    packages = ", ".join(f"{k} {v}" for k, v in m["packages"].items())
+    lines = [
+        "# Performance",
+        "",
+        f"Generated by `{command}` on {results['generated_at']} (wall time {results['elapsed_s']:.0f} s). "
+        "Do not edit by hand: the numbers are in `benchmarks/results.json`, the text under *Findings* comes from "
+        "`benchmarks/notes.md`, the *before* column from `benchmarks/baseline.json` (the same benchmark run "
+        "before the fixes).",
+        "",
+        "## Machine",
+        "",
+        f"- CPU: {m['cpu']}, {m['cores']} cores, {fmt(m['memory_gib'], '{:.0f}')} GiB memory; {m['os']}",
+        f"- Python: {m['python']}",
+        f"- packages: {packages}",
+        f"- fsync of one appended line in {m['tmpdir']}: {m['fsync_us']:,.0f} µs "
+        "(median; the run store fsyncs once per episode)",
+        f"- OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE: {m['openblas_env'] or 'not set'}",
+        "- 1-minute load average before → after each part (includes the benchmark's own processes; "
+        "other work on the machine skews timings): "
+        + ", ".join(f"{k} {v[0]:.1f} → {v[1]:.1f}" for k, v in (results.get("load") or {}).items()),
+        "",
+        "## Reproduce",
+        "",
+        "```bash",
+        ".venv/bin/pip install 'openai>=3.4'      # only for the concurrency part (Inspect's openai provider)",
+        ".venv/bin/python -m benchmarks            # everything (~3-5 min), writes docs/performance.md",
+        ".venv/bin/python -m benchmarks --only evaluator,episode,stats --out /tmp/perf.md   # the fast parts",
+        ".venv/bin/python -m benchmarks --quick --out /tmp/perf.md  # every part at a tiny size (seconds)",
+        ".venv/bin/python -m benchmarks --json /tmp/perf.json       # also the raw numbers",
+        ".venv/bin/python -m benchmarks --render benchmarks/results.json  # re-render this page from its numbers",
+        "# the 'before' column: the same benchmark on a copy of src/ without the changes below",
+        "PYTHONPATH=/path/to/old/src .venv/bin/python -m benchmarks --save-baseline --out /tmp/before.md",
+        "```",
+        "",
+        "## Targets",
+        "",
+        *targets_table(results, baseline),
+        "",
+        "## Measurements",
+        "",
+    ]
+    for section in (
+        _section_evaluator,
+        _section_episode,
+        _section_e2e,
+        _section_inspect,
+        _section_concurrency,
+        _section_stats,
+    ):
+        lines += section(results, baseline)
+    if NOTES.exists():
+        lines += ["## Findings", "", NOTES.read_text(encoding="utf-8").strip(), ""]
+    return "\n".join(lines).rstrip() + "\n"

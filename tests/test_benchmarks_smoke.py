@@ -1,0 +1,136 @@
+"""Smoke test of `python -m benchmarks` (issue 8): every measurement at a tiny size, so the benchmark
+keeps working. It asserts the structure of the results, never wall-clock limits."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import PARTS  # noqa: E402
+from benchmarks import measure as m  # noqa: E402
+from benchmarks.__main__ import main  # noqa: E402
+from benchmarks.machine import machine  # noqa: E402
+from benchmarks.mock_openai import completion  # noqa: E402
+from benchmarks.report import TARGETS, render  # noqa: E402
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int | float) and value > 0
+
+
+def test_evaluator_and_episode_overhead_tiny() -> None:
+    ev = m.evaluator_throughput(6, repeats=1)
+    assert ev["cases"] == 6 and ev["all_success"] is True
+    assert all(_positive(ev[k]) for k in ("cases_per_s", "us_per_step", "us_per_case", "from_json_cases_per_s"))
+    ep = m.episode_overhead(6, repeats=1)
+    assert ep["episodes"] == 6
+    assert _positive(ep["us_per_new_episode"]) and _positive(ep["in_process_ms_per_episode"])
+    assert ep["calls"]["new_episode"] == 6 and sum(ep["calls"].values()) > 6
+
+
+def test_end_to_end_tiny() -> None:
+    e2e = m.end_to_end(1, cases="SAB-V1-001")
+    for run in (e2e, e2e["no_report"]):
+        assert run["episodes"] == 1 and run["successes"] == 1
+        assert _positive(run["wall_s"]) and _positive(run["peak_rss_mb"])
+
+
+def test_inspect_path_tiny() -> None:
+    out = m.inspect_path(cases="SAB-L-001,SAB-V1-001")
+    for label in ("scripted", "inspect"):
+        assert out[label]["episodes"] == 2 and out[label]["successes"] == 2
+        assert _positive(out[label]["peak_rss_mb"])
+    assert isinstance(out["ratio"], float)
+
+
+def test_mock_server_answers_and_stops(tmp_path: Path) -> None:
+    mock = m.start_mock(tmp_path, latency=0.01, jitter=0.0, calls=2, max_seconds=60, idle_exit=30)
+    try:
+        tools = [
+            {"type": "function", "function": {"name": "get_charge", "description": "[read-only] Get a charge."}},
+            {"type": "function", "function": {"name": "submit", "description": "Finish."}},
+        ]
+
+        def ask(messages: list[dict[str, object]]) -> dict[str, object]:
+            body = json.dumps({"model": "mock", "messages": messages, "tools": tools}).encode()
+            request = urllib.request.Request(
+                f"{mock.base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return json.loads(response.read())  # type: ignore[no-any-return]
+
+        first = ask([{"role": "user", "content": "hello"}])
+        call = first["choices"][0]["message"]["tool_calls"][0]["function"]  # type: ignore[index]
+        assert call["name"] == "get_charge" and json.loads(call["arguments"]) == {}
+        assert first["usage"]["total_tokens"] > 0  # type: ignore[index]
+        second = ask([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "x"}])
+        call = second["choices"][0]["message"]["tool_calls"][0]["function"]  # type: ignore[index]
+        assert call["name"] == "submit" and json.loads(call["arguments"])["outcome"] == "DEFER"
+    finally:
+        stats = mock.shutdown()
+    assert stats["completions"] == 2 and stats["stop_reason"] == "shutdown"
+    assert mock.proc.returncode == 0
+
+
+def test_mock_completion_answers_legacy_with_decide() -> None:
+    request = {"messages": [], "tools": [{"type": "function", "function": {"name": "decide"}}]}
+    call = completion(request, 1, 1)["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert call["name"] == "decide" and json.loads(call["arguments"])["decision"] == "DEFER"
+
+
+def test_concurrency_tiny() -> None:
+    if not m.openai_available():
+        pytest.skip("the openai package (Inspect's openai provider) is not installed")
+    out = m.concurrency((1, 2), episodes=lambda c: 2 * c, cases=2, latency=0.01, jitter=0.0)
+    assert [row["concurrency"] for row in out["levels"]] == [1, 2]
+    for row in out["levels"]:
+        assert row["completed"] == row["episodes"] == 2 * row["concurrency"]
+        assert row["requests"] == row["completed"] and row["peak_in_flight"] >= 1
+        assert _positive(row["throughput_eps"]) and _positive(row["efficiency"])
+
+
+def test_bootstrap_tiny() -> None:
+    out = m.bootstrap_stats(configs=3, cases=20, resamples=100, repeats=1)
+    assert out["pairs"] == 3 and out["cases"] == 20
+    assert _positive(out["seconds"]) and _positive(out["numpy_reference_seconds"])
+
+
+def test_report_and_command_line(tmp_path: Path) -> None:
+    out, raw = tmp_path / "perf.md", tmp_path / "perf.json"
+    assert main(["--quick", "--only", "evaluator,episode,stats", "--out", str(out), "--json", str(raw)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "## Machine" in text and "## Targets" in text and "### Evaluator throughput" in text
+    results = json.loads(raw.read_text(encoding="utf-8"))
+    assert {"machine", "evaluator", "episode", "stats"} <= set(results)
+    rendered = tmp_path / "again.md"
+    assert main(["--render", str(raw), "--out", str(rendered)]) == 0
+    assert rendered.read_text(encoding="utf-8").split("\n")[4:] == text.split("\n")[4:]
+    # a baseline renders as the 'before' column; missing parts render as dashes
+    assert "| – |" in render(results, results, "python -m benchmarks")
+    assert len(TARGETS) == 7 and set(PARTS) >= {"evaluator", "concurrency"}
+    assert machine(2)["cores"]
+
+
+def test_fast_case_checksum_is_byte_identical() -> None:
+    """The performance fix in `suite/data.py` (tool lists serialised once per domain) must not change
+    a single digest: compare with hashing the full canonical dump, and with the published manifest."""
+    import hashlib
+
+    from safeactbench.catalog import CONDITIONS, get_case
+    from safeactbench.suite.data import canonical_json, case_sha256, load_suite, suite_manifest
+
+    suite = list(load_suite())
+    manifest = suite_manifest()["sha256"]
+    assert all(manifest[c.id] == case_sha256(c) for c in suite)
+    variants = [get_case(c.id, cond) for c in suite[::7] if c.protocol.value == "V1" for cond in CONDITIONS]
+    for case in [*suite[::5], *variants]:
+        plain = hashlib.sha256(canonical_json(case.model_dump(mode="json")).encode()).hexdigest()
+        assert case_sha256(case) == plain, case.id
