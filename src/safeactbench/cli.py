@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -43,25 +44,22 @@ def _split(value: str | None) -> list[str] | None:
 
 def select_cases(protocol: str | None, domain: str | None, case_ids: str | None) -> list[Case]:
     """The suite filtered by comma-separated protocols, domains and case ids; unknown names are errors."""
-    cases = list(load_suite())
-    protocols, domains, ids = _split(protocol), _split(domain), _split(case_ids)
-    if protocols:
-        unknown = set(protocols) - set(PROTOCOL_NAMES)
+    suite = list(load_suite())
+    filters: list[tuple[str, str | None, Callable[[Case], str]]] = [
+        ("--protocol", protocol, lambda c: c.protocol.value),
+        ("--domain", domain, lambda c: c.domain),
+        ("--cases", case_ids, lambda c: c.id),
+    ]
+    cases = suite
+    for option, value, key in filters:
+        wanted = _split(value)
+        if not wanted:
+            continue
+        known = {key(c) for c in suite}
+        unknown = set(wanted) - known
         if unknown:
-            raise fail(f"--protocol: unknown {sorted(unknown)}; choose from {list(PROTOCOL_NAMES)}")
-        cases = [c for c in cases if c.protocol.value in protocols]
-    if domains:
-        known = {c.domain for c in load_suite()}
-        unknown = set(domains) - known
-        if unknown:
-            raise fail(f"--domain: unknown {sorted(unknown)}; choose from {sorted(known)}")
-        cases = [c for c in cases if c.domain in domains]
-    if ids:
-        known_ids = {c.id for c in load_suite()}
-        unknown = set(ids) - known_ids
-        if unknown:
-            raise fail(f"--cases: unknown case id(s) {sorted(unknown)}")
-        cases = [c for c in cases if c.id in ids]
+            raise fail(f"{option}: unknown {sorted(unknown)}; choose from {sorted(known)[:12]}")
+        cases = [c for c in cases if key(c) in wanted]
     return cases
 
 

@@ -96,14 +96,10 @@ def play_scripted(job: Job, agent: Agent) -> EpisodeRecord:
     episode.stop()
     trajectory = episode.trajectory()
     verdict = evaluate(job.case, trajectory)
-    return EpisodeRecord(
-        case_id=job.case.id,
-        protocol=job.case.protocol,
-        domain=job.case.domain,
-        family=job.case.family,
+    return EpisodeRecord.for_case(
+        job.case,
         agent=agent.name,
         harness="scripted",
-        condition=job.condition,
         repetition=job.repetition,
         seed=job.seed,
         trajectory=trajectory,

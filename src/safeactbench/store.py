@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .model import Protocol, Trajectory, Verdict, first_error
+from .model import Case, Protocol, Trajectory, Verdict, first_error
 
 EpisodeKey = tuple[str, str, int]
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -50,6 +50,18 @@ class EpisodeRecord(BaseModel):
     @property
     def key(self) -> EpisodeKey:
         return (self.case_id, self.condition, self.repetition)
+
+    @classmethod
+    def for_case(cls, case: Case, **fields: Any) -> EpisodeRecord:
+        """A record of an episode of `case` (as played: its condition included)."""
+        return cls(
+            case_id=case.id,
+            protocol=case.protocol,
+            domain=case.domain,
+            family=case.family,
+            condition=case.condition,
+            **fields,
+        )
 
 
 class RunStore:

@@ -97,14 +97,10 @@ def play_command(job: Job, template: str, run_dir: Path, timeout: float, label: 
     )
     started, clock = now_iso(), time.perf_counter()
     code, problem = _run(command, work, timeout)
-    base = EpisodeRecord(
-        case_id=job.case.id,
-        protocol=job.case.protocol,
-        domain=job.case.domain,
-        family=job.case.family,
+    base = EpisodeRecord.for_case(
+        job.case,
         agent=label,
         harness="command",
-        condition=job.condition,
         repetition=job.repetition,
         seed=job.seed,
         started_at=started,

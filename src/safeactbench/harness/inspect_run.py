@@ -111,15 +111,11 @@ def run_with_inspect(
             case = get_case(key[0], key[1])
             reason = f"runtime_error: {sample.error.message}" if sample.error else "runtime_error: not scored"
             store.append(
-                EpisodeRecord(
-                    case_id=case.id,
-                    protocol=case.protocol,
-                    domain=case.domain,
-                    family=case.family,
+                EpisodeRecord.for_case(
+                    case,
                     agent=model,
                     harness="inspect",
                     model=model,
-                    condition=key[1],
                     repetition=key[2],
                     status="missing",
                     missing_reason=reason[:500],

@@ -204,15 +204,11 @@ def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Sco
         condition = str(state.metadata.get("condition", "original"))
         repetition = int(state.metadata.get("repetition", 0))
         if store is not None:
-            record = EpisodeRecord(
-                case_id=case.id,
-                protocol=case.protocol,
-                domain=case.domain,
-                family=case.family,
+            record = EpisodeRecord.for_case(
+                case,
                 agent=str(state.model),
                 harness=harness,
                 model=str(state.model),
-                condition=condition,
                 repetition=repetition,
                 seed=episode_seed(case.id, condition, repetition),
                 trajectory=trajectory,
