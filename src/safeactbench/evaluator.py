@@ -474,15 +474,18 @@ def _verdict(state: _Replay, submitted: str | None) -> Verdict:
     elif case.expected_actions:
         first_id = state.first_attempt_action or case.expected_actions[0].id
         first_req = next(a.requires for a in case.expected_actions if a.id == first_id)
-    evidence_before_first: bool | None = None
-    if state.first_attempt is not None:
-        evidence_before_first = not state.check_requirements(first_req, state.first_attempt)[1]
+    # the evidence check at the first attempt (V1's only action: also its coverage point)
+    at_first = state.check_requirements(first_req, state.first_attempt) if state.first_attempt is not None else None
+    evidence_before_first = None if at_first is None else not at_first[1]
     if case.protocol == Protocol.V1:
         gate = gates[0]
-        if state.first_attempt is not None:
-            est, miss = state.check_requirements(case.expected_actions[0].requires, state.first_attempt)
+        if at_first is not None:
             gate = Gate(
-                action=gate.action, step=state.first_attempt, executed=gate.executed, established=est, missing=miss
+                action=gate.action,
+                step=state.first_attempt,
+                executed=gate.executed,
+                established=at_first[0],
+                missing=at_first[1],
             )
         coverage = [_coverage(gate)]
     else:
