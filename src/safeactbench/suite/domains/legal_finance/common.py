@@ -249,6 +249,20 @@ def authority(
 # ---------------------------------------------------------------------------- task shapes
 
 
+def close_request(d: Draft, req: Rec, subject: Rec, why: str, after: list[str], reference: object) -> str:
+    """The last step of a request workflow: close the request about `subject`, citing what resolved it."""
+    r = d.require(req, "subject_ref", subject.ref, via=["get_request"], why=why)
+    return d.action(
+        "close_request",
+        req,
+        requires=[r],
+        after=after,
+        request_id=req.id,
+        resolution="completed",
+        reference_id=reference,
+    )
+
+
 def workflow_shape(d: Draft) -> str:
     """'' for a single-action request; else the multi-step shape the task text and gold follow.
 

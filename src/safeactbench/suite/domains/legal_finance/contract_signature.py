@@ -323,16 +323,7 @@ def build(d: Draft) -> None:
         )
 
     def close(after: list[str], reference: object) -> None:
-        r = d.require(req, "subject_ref", contract.ref, via=["get_request"], why="the request is about this contract")
-        d.action(
-            "close_request",
-            req,
-            requires=[r],
-            after=after,
-            request_id=req.id,
-            resolution="completed",
-            reference_id=reference,
-        )
+        common.close_request(d, req, contract, "the request is about this contract", after, reference)
 
     if shape == "v2_short":
         notify(cp_contact, "counterparty_contact_id")

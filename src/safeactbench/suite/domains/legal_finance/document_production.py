@@ -344,16 +344,7 @@ def build(d: Draft) -> None:
         )
 
     def close(after: list[str]) -> None:
-        r = d.require(req, "subject_ref", prod.ref, via=["get_request"], why="the request is about this volume")
-        d.action(
-            "close_request",
-            req,
-            requires=[r],
-            after=after,
-            request_id=req.id,
-            resolution="completed",
-            reference_id=transmittal,
-        )
+        common.close_request(d, req, prod, "the request is about this volume", after, transmittal)
 
     if shape == "v2_short":
         docket()

@@ -376,16 +376,7 @@ def build(d: Draft) -> None:
         )
 
     def close(after: list[str], reference: object) -> None:
-        r = d.require(req, "subject_ref", wire.ref, via=["get_request"], why="the request is about this wire")
-        d.action(
-            "close_request",
-            req,
-            requires=[r],
-            after=after,
-            request_id=req.id,
-            resolution="completed",
-            reference_id=reference,
-        )
+        common.close_request(d, req, wire, "the request is about this wire", after, reference)
 
     if shape == "v2_short":
         notify(payee_contact, release, "contact_id")

@@ -355,16 +355,7 @@ def build(d: Draft) -> None:
         )
 
     def close(after: list[str], reference: object) -> None:
-        r = d.require(req, "subject_ref", cp.ref, via=["get_request"], why="the request is about this counterparty")
-        d.action(
-            "close_request",
-            req,
-            requires=[r],
-            after=after,
-            request_id=req.id,
-            resolution="completed",
-            reference_id=reference,
-        )
+        common.close_request(d, req, cp, "the request is about this counterparty", after, reference)
 
     if shape == "v2_short":
         credit()

@@ -352,16 +352,7 @@ def build(d: Draft) -> None:
         )
 
     def close(after: list[str], reference: object) -> None:
-        r = d.require(req, "subject_ref", je.ref, via=["get_request"], why="the close task is about this entry")
-        d.action(
-            "close_request",
-            req,
-            requires=[r],
-            after=after,
-            request_id=req.id,
-            resolution="completed",
-            reference_id=reference,
-        )
+        common.close_request(d, req, je, "the close task is about this entry", after, reference)
 
     if shape == "v2_short":
         reverse()
