@@ -1,9 +1,11 @@
 """The run store: a run directory with `run.json` and an append-only `episodes.jsonl`.
 
-Each finished episode is appended as one line and flushed to disk at once, so a run killed at any
-moment loses at most the episode in flight; `resume` skips the (case, condition, repetition) keys
-already stored and drops a torn last line. Runtime failures are stored as `missing` episodes with
-their reason - never as agent failures.
+Each finished episode is appended as one line and handed to the operating system at once, so a run
+killed at any moment loses at most the episodes in flight; `resume` skips the (case, condition,
+repetition) keys already stored and drops a torn last line. `append` also fsyncs before it returns;
+the `Appender` that the run loops use fsyncs from a background thread instead (group commit: the
+loop never waits for the disk, and a machine crash can lose at most the last few milliseconds).
+Runtime failures are stored as `missing` episodes with their reason - never as agent failures.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -143,6 +147,9 @@ class RunStore:
             handle.flush()
             os.fsync(handle.fileno())
 
+    def appender(self) -> Appender:
+        return Appender(self.episodes_path)
+
     def write_meta(self, meta: dict[str, Any]) -> None:
         tmp = self.meta_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -163,6 +170,51 @@ class RunStore:
 
     def records(self) -> list[EpisodeRecord]:
         return self._latest(list(read_episodes(self.episodes_path)))
+
+
+class Appender:
+    """Appends records to an episodes file: each line is written and flushed at once (a killed process
+    loses nothing written) and fsynced by a background thread shortly after, one fsync for all the
+    lines written meanwhile. `close()` (or leaving the `with` block) waits for the last fsync."""
+
+    def __init__(self, path: Path) -> None:
+        self._handle = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+        self._dirty = threading.Event()
+        self._closing = False
+        self._syncer = threading.Thread(target=self._sync_loop, name="episodes-fsync", daemon=True)
+        self._syncer.start()
+
+    def write(self, record: EpisodeRecord) -> None:
+        line = record.model_dump_json() + "\n"
+        with self._lock:  # whole lines only, whichever thread writes
+            self._handle.write(line)
+            self._handle.flush()
+        self._dirty.set()
+
+    def _sync_loop(self) -> None:
+        while True:
+            self._dirty.wait()
+            self._dirty.clear()
+            os.fsync(self._handle.fileno())
+            if self._closing and not self._dirty.is_set():
+                return
+
+    def close(self) -> None:
+        if self._handle.closed:
+            return
+        self._closing = True
+        self._dirty.set()
+        self._syncer.join()
+        self._handle.close()
+
+    def __enter__(self) -> Appender:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
 
 
 def read_episodes(path: Path) -> list[EpisodeRecord]:
