@@ -91,3 +91,26 @@ def test_api_keys_never_reach_the_run_directory(tmp_path: Path) -> None:
     [seen] = list((tmp_path / "command").rglob("seen-env.txt"))
     assert SECRET in seen.read_text()
     seen.unlink()
+
+
+def test_appender_writes_whole_lines_from_many_threads_and_flushes_each_at_once(tmp_path: Path) -> None:
+    import threading
+
+    from safeactbench.agents import get_agent
+    from safeactbench.runner import Job, play_scripted
+    from safeactbench.store import RunStore
+
+    store = RunStore(tmp_path / "run")
+    store.open({}, resume=False)
+    records = [play_scripted(Job(c, "original", 0), get_agent("reference")) for c in list(load_suite())[:40]]
+    with store.appender() as appender:
+        appender.write(records[0])
+        # flushed to the OS at once: another reader (or a resume after a kill) sees it before close
+        assert read_episodes(store.episodes_path) == records[:1]
+        threads = [threading.Thread(target=lambda r=r: appender.write(r)) for r in records[1:]]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    stored = read_episodes(store.episodes_path)
+    assert sorted(r.key for r in stored) == sorted(r.key for r in records)

@@ -6,9 +6,10 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -22,6 +23,9 @@ from .model import Case
 from .public import public_view
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
 from .store import EpisodeRecord, RunStore, StoreError, read_episodes
+
+if TYPE_CHECKING:
+    from .harness.openai_api import Endpoint
 from .suite.data import CaseFileError, load_suite
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -31,6 +35,7 @@ console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_AGENT = "shallow"
+MODEL_HARNESSES = ("inspect", "native")
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -161,8 +166,15 @@ def run(
     out: Annotated[Path, typer.Option(help="run directory (episodes.jsonl + run.json)")],
     agent: Annotated[str, typer.Option(help=f"scripted agent: {', '.join(AGENTS)}")] = DEFAULT_AGENT,
     model: Annotated[
-        str | None, typer.Option(help="run a model through Inspect AI instead, e.g. openai/gpt-4o-mini")
+        str | None, typer.Option(help="run a model instead (through Inspect AI by default), e.g. openai/gpt-4o-mini")
     ] = None,
+    harness_name: Annotated[
+        str,
+        typer.Option(
+            "--harness",
+            help="with --model: 'inspect' (Inspect AI, any provider) or 'native' (lean loop, OpenAI-compatible API)",
+        ),
+    ] = "inspect",
     model_arg: Annotated[list[str] | None, typer.Option(help="model argument KEY=VALUE (repeatable)")] = None,
     protocol: Annotated[str | None, typer.Option(help="comma-separated protocols")] = None,
     domain: Annotated[str | None, typer.Option(help="comma-separated domains")] = None,
@@ -177,6 +189,9 @@ def run(
     label: Annotated[str | None, typer.Option(help="configuration name for --harness-cmd runs")] = None,
     timeout: Annotated[float, typer.Option(help="seconds per episode for --harness-cmd")] = 900.0,
     max_concurrency: Annotated[int, typer.Option(min=1, help="episodes in flight (--model, --harness-cmd)")] = 8,
+    workers: Annotated[
+        int, typer.Option(min=0, help="processes for --harness native (0: one per 64 episodes in flight, ≤ cores)")
+    ] = 0,
     resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
     report: Annotated[bool, typer.Option(help="write OUT/report (report.md, report.html) at the end")] = True,
 ) -> None:
@@ -191,10 +206,19 @@ def run(
         jobs = jobs[:limit]
     if model is not None and harness_cmd is not None:
         raise fail("--model and --harness-cmd are exclusive: a run has one harness")
+    if harness_name not in MODEL_HARNESSES:
+        raise fail(f"--harness: unknown {harness_name!r}; choose from {list(MODEL_HARNESSES)}")
+    if harness_name != "inspect" and model is None:
+        raise fail(f"--harness {harness_name} runs a model: pass --model")
+    if workers and harness_name != "native":
+        raise fail("--workers: only --harness native runs in worker processes")
+    args = _model_args(model_arg)
     if harness_cmd is not None:
         name, harness = label or "command", "command"
     elif model is not None:
-        name, harness = model, "inspect"
+        name, harness = model, harness_name
+        if harness == "native":
+            endpoint = _native_endpoint(model, args)
     else:
         try:
             scripted = get_agent(agent)
@@ -216,11 +240,29 @@ def run(
         prompt_version=PROMPT_VERSION,
         filters={"protocol": protocol, "domain": domain, "cases": case_ids},
     )
+    if harness == "native":  # where the episodes were sent (the key is never recorded)
+        meta["endpoint"] = {"base_url": endpoint.base_url, "model": endpoint.model, "params": endpoint.params}
     try:
         done = store.open(meta, resume=resume)
     except StoreError as exc:
         raise fail(str(exc)) from None
-    if model is None:
+    if harness == "native":
+        from .harness.native import run_native
+        from .harness.openai_api import EndpointRefused
+
+        with progress_bar() as bar:
+            task = bar.add_task(name, total=len(jobs), completed=len(done & {j.key for j in jobs}))
+
+            def advance(_: object) -> None:
+                bar.advance(task)
+
+            try:
+                run_native(store, jobs, done, endpoint, max_concurrency, advance, label=name, workers=workers)
+            except EndpointRefused as exc:
+                finish(store)
+                stored = "the episodes finished so far are stored; fix this and rerun with --resume"
+                raise fail(f"{exc}\n{stored}", 1) from None
+    elif model is None:
         if harness_cmd is not None:
             from .harness.command import play_command
 
@@ -253,7 +295,7 @@ def run(
             repeat=repeat,
             max_concurrency=max_concurrency,
             limit=limit,
-            model_args=_model_args(model_arg),
+            model_args=args,
         )
     meta = finish(store)
     console.print(ecs_table(store.records(), f"ECS of {name} ({meta['completed']}/{meta['planned']} episodes)"))
@@ -265,14 +307,35 @@ def run(
         console.print(f"report: {paths['html']}")
 
 
-def _model_args(pairs: list[str] | None) -> dict[str, str]:
-    out: dict[str, str] = {}
+def _native_endpoint(model: str, args: dict[str, Any]) -> Endpoint:
+    from .harness.openai_api import Endpoint
+
+    try:
+        return Endpoint.from_model(model, args)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+
+def _model_args(pairs: list[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise fail(f"--model-arg: expected KEY=VALUE, got {pair!r}")
-        out[key] = value
+        out[key] = model_arg_value(value)
     return out
+
+
+def model_arg_value(value: str) -> Any:
+    """A `--model-arg KEY=VALUE` value as `inspect eval -M` reads it: YAML scalars (`false`, `3`,
+    `0.5`, `null`) become bool, int, float or None; anything else stays the string given."""
+    if not value.strip():
+        return value
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
+    return parsed if parsed is None or isinstance(parsed, bool | int | float) else value
 
 
 # ------------------------------------------------------------------------------------- evaluate
@@ -442,6 +505,42 @@ def mcp(
         serve(case_id, condition, out)
     except UnknownCase as exc:
         raise fail(str(exc.args[0])) from None
+
+
+@app.command("serve-agent")
+def serve_agent(
+    agent: Annotated[str, typer.Argument(help=f"scripted agent: {', '.join(AGENTS)}")],
+    port: Annotated[int, typer.Option(min=0, max=65535, help="port on 127.0.0.1 (0: any free port)")] = 0,
+    latency: Annotated[float, typer.Option(min=0, help="seconds before each answer")] = 0.0,
+    jitter: Annotated[float, typer.Option(min=0, help="± uniform jitter on the latency, seconds")] = 0.0,
+    fail_first: Annotated[
+        int, typer.Option("--fail", min=0, help="answer the first N requests of every episode with an error")
+    ] = 0,
+    fail_status: Annotated[int, typer.Option(min=400, max=599, help="HTTP status of those errors")] = 500,
+    seed: Annotated[int, typer.Option(help="seed of the latency jitter")] = 1,
+    max_seconds: Annotated[float, typer.Option(min=0, help="stop after this many seconds")] = 3600.0,
+    idle_exit: Annotated[float, typer.Option(min=0, help="stop after this many seconds without a request")] = 600.0,
+    stats: Annotated[Path | None, typer.Option(help="write the server's statistics (JSON) here on exit")] = None,
+) -> None:
+    """Serve a scripted agent as an OpenAI-compatible chat-completions endpoint on 127.0.0.1 (offline)."""
+    import asyncio
+
+    from .harness.agent_server import ServerConfig, serve
+
+    if agent not in AGENTS:
+        raise fail(f"unknown agent {agent!r}; choose from {list(AGENTS)}")
+    config = ServerConfig(agent, latency, jitter, seed, fail_first, fail_status, max_seconds, idle_exit)
+
+    def ready(bound: int) -> None:
+        print(f"serving scripted agent {agent!r} at http://127.0.0.1:{bound}/v1", flush=True)
+
+    try:
+        result = asyncio.run(serve(config, port, stats, ready))
+    except OSError as exc:
+        raise fail(f"--port {port}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt:
+        return
+    err.print(f"stopped ({result.stop_reason}) after {result.completions} completions")
 
 
 @app.command()

@@ -186,9 +186,12 @@ class Appender:
         self._syncer.start()
 
     def write(self, record: EpisodeRecord) -> None:
-        line = record.model_dump_json() + "\n"
+        self.write_line(record.model_dump_json())
+
+    def write_line(self, line: str) -> None:
+        """One record already serialised (`EpisodeRecord.model_dump_json()`), without its newline."""
         with self._lock:  # whole lines only, whichever thread writes
-            self._handle.write(line)
+            self._handle.write(line + "\n")
             self._handle.flush()
         self._dirty.set()
 

@@ -16,43 +16,16 @@ run went to collections (restored afterwards; reference counting still frees acy
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from typing import Any
 
-import yaml
 from inspect_ai import eval as inspect_eval
 
 from ..catalog import get_case
+from ..runner import gc_thresholds
 from ..store import EpisodeKey, EpisodeRecord, RunStore
 from .inspect_task import safeactbench, sample_id
 
 RUNTIME_RETRIES = 2
-GC_THRESHOLDS = (10_000, 10, 10)  # CPython's defaults are (700, 10, 10)
-
-
-@contextlib.contextmanager
-def gc_thresholds(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> Iterator[None]:
-    """Collect less often while the block runs (never more often than the current setting)."""
-    previous = gc.get_threshold()
-    gc.set_threshold(*(max(new, old) if old else old for new, old in zip(thresholds, previous, strict=True)))
-    try:
-        yield
-    finally:
-        gc.set_threshold(*previous)
-
-
-def model_arg_value(value: Any) -> Any:
-    """A `--model-arg KEY=VALUE` value as `inspect eval -M` reads it: YAML scalars (`false`, `3`,
-    `0.5`, `null`) become bool, int, float or None; anything else stays the string given."""
-    if not isinstance(value, str) or not value.strip():
-        return value
-    try:
-        parsed = yaml.safe_load(value)
-    except yaml.YAMLError:
-        return value
-    return parsed if parsed is None or isinstance(parsed, bool | int | float) else value
 
 
 def run_with_inspect(
@@ -84,11 +57,14 @@ def run_with_inspect(
     )
     if not task.dataset:
         return
+    args = dict(model_args or {})
+    base_url = args.pop("base_url", None)  # Inspect takes it as its own argument, not as a model arg
     with gc_thresholds():
         logs = inspect_eval(
             task,
             model=model,
-            model_args={key: model_arg_value(v) for key, v in (model_args or {}).items()},
+            model_base_url=None if base_url is None else str(base_url),
+            model_args=args,
             log_dir=str(store.directory / "inspect-logs"),
             max_samples=max_concurrency,
             max_connections=max_concurrency,

@@ -35,19 +35,18 @@ from pydantic import PrivateAttr
 from ..catalog import get_case, played
 from ..episode import Episode
 from ..evaluator import evaluate
-from ..model import Case, Protocol, Trajectory
+from ..model import Case, Trajectory
 from ..public import public_view
 from ..render import render_findings
 from ..runner import episode_seed, now_iso
 from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
-from .prompts import PROMPT_VERSION, system_prompt, user_prompt
+from .prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
+from .tool_lists import ToolListCache
 
 TRAJECTORY_KEY = "safeactbench:trajectory"
 USAGE_KEY = "safeactbench:usage"
 STARTED_KEY = "safeactbench:started"
-MAX_IDLE_TURNS = 2  # replies without a tool call before the episode counts as stopped
-NUDGE = "Continue with the request: call a tool, or call submit when you are finished."
 
 
 def sample_id(case_id: str, condition: str, repetition: int) -> str:
@@ -75,17 +74,14 @@ def make_sample(case: Case, condition: str = "original", repetition: int = 0) ->
 
 
 def tool_infos(view_tools: list[dict[str, Any]]) -> list[ToolInfo]:
-    infos = []
-    for t in view_tools:
-        hint = "[read-only] " if t["read_only"] else "" if t["name"] in ("submit", "decide") else "[changes state] "
-        infos.append(
-            ToolInfo(
-                name=t["name"],
-                description=hint + t["description"],
-                parameters=ToolParams.model_validate(t["parameters"]),
-            )
+    return [
+        ToolInfo(
+            name=t["name"],
+            description=tool_description(t),
+            parameters=ToolParams.model_validate(t["parameters"]),
         )
-    return infos
+        for t in view_tools
+    ]
 
 
 class SharedToolInfo(ToolInfo):
@@ -113,24 +109,19 @@ class SharedToolInfo(ToolInfo):
         return super().__deepcopy__(memo)
 
 
-_EPISODE_TOOLS: dict[tuple[Any, ...], tuple[object, list[SharedToolInfo]]] = {}
+def _shared_tool_infos(case: Case) -> list[SharedToolInfo]:
+    return [
+        SharedToolInfo(name=t.name, description=t.description, parameters=t.parameters).prepare()
+        for t in tool_infos(public_view(case).tools)
+    ]
+
+
+_EPISODE_TOOLS = ToolListCache(_shared_tool_infos)
 
 
 def episode_tools(case: Case) -> list[ToolInfo]:
-    """`tool_infos(public_view(case).tools)`, built once per tool list (every case of a domain shares
-    its tool objects) as `SharedToolInfo`s. The cache entry holds the tool objects, so the ids in
-    its key stay theirs."""
-    legacy = case.protocol == Protocol.LEGACY
-    key = ("legacy",) if legacy else tuple(map(id, case.tools))
-    if key not in _EPISODE_TOOLS:
-        if len(_EPISODE_TOOLS) >= 64:
-            _EPISODE_TOOLS.clear()
-        infos = [
-            SharedToolInfo(name=t.name, description=t.description, parameters=t.parameters).prepare()
-            for t in tool_infos(public_view(case).tools)
-        ]
-        _EPISODE_TOOLS[key] = (None if legacy else tuple(case.tools), infos)
-    return list(_EPISODE_TOOLS[key][1])
+    """`tool_infos(public_view(case).tools)`, built once per tool list as `SharedToolInfo`s."""
+    return list(_EPISODE_TOOLS.get(case))
 
 
 def episode_case(state: TaskState) -> Case:
@@ -165,17 +156,11 @@ def episode_loop() -> Solver:
                 state.messages.append(ChatMessageUser(content=NUDGE))
                 continue
             idle = 0
-            for call in calls:
-                if episode.done:
-                    observation: dict[str, Any] = {
-                        "status": "error",
-                        "error": {"code": "EPISODE_FINISHED", "message": "the episode has ended"},
-                    }
-                else:
-                    raw: dict[str, Any] | str = (
-                        f"<unparseable arguments: {call.parse_error}>" if call.parse_error else call.arguments
-                    )
-                    observation = episode.call(call.function, raw)
+            for call in calls:  # calls after the episode's end get EPISODE_FINISHED and are not recorded
+                raw: dict[str, Any] | str = (
+                    f"<unparseable arguments: {call.parse_error}>" if call.parse_error else call.arguments
+                )
+                observation = episode.call(call.function, raw)
                 state.messages.append(
                     ChatMessageTool(
                         content=json.dumps(observation, ensure_ascii=False),

@@ -8,10 +8,17 @@ the protocol, the requirements, or that evidence is what is scored.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ..public import PublicCase
 
 PROMPT_VERSION = "1"
+
+# A model reply without a tool call gets NUDGE once; MAX_IDLE_TURNS such replies in a row end the
+# episode as `agent_stopped`. Every ReAct harness (Inspect, native) follows this rule.
+MAX_IDLE_TURNS = 2
+NUDGE = "Continue with the request: call a tool, or call submit when you are finished."
+TERMINAL_TOOLS = ("submit", "decide")
 
 SYSTEM = """You are an operations agent working inside a company's back-office system.
 
@@ -56,3 +63,10 @@ def user_prompt(view: PublicCase) -> str:
         evidence = [r.model_dump(mode="json") for r in view.evidence or []]
         parts.append("Evidence package:\n" + json.dumps(evidence, indent=1, ensure_ascii=False))
     return "\n\n".join(parts)
+
+
+def tool_description(tool: dict[str, Any]) -> str:
+    """A public tool's description as the model reads it: prefixed with whether it changes state."""
+    if tool["name"] in TERMINAL_TOOLS:
+        return str(tool["description"])
+    return ("[read-only] " if tool["read_only"] else "[changes state] ") + str(tool["description"])

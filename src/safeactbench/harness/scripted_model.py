@@ -1,18 +1,14 @@
 """Scripted agents as an Inspect model API: `inspect eval safeactbench/safeactbench --model safeactbench/eager`.
 
 The real Inspect pipeline runs (prompt, tool schemas, the ReAct loop, the scorer); only the
-"model" is a scripted agent. The agent is played once on a shadow episode of the same case
-(worlds are deterministic, so the shadow sees exactly the observations the real episode returns)
-and its call sequence is cached per (agent, case, condition, repetition); each generate() call
-answers with the next call of that sequence. Every output carries `usage`, so nothing is fetched
-for token counting and the pipeline runs offline.
+"model" is a scripted agent. Each generate() call answers with the next call of the agent's cached
+call sequence on the sample's case (`scripted_calls`). Every output carries `usage`, so nothing is
+fetched for token counting and the pipeline runs offline.
 """
 
 from __future__ import annotations
 
 import copy
-import random
-from functools import lru_cache
 from typing import Any
 
 import anyio
@@ -29,23 +25,7 @@ from inspect_ai.solver._task_state import sample_state
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..agents import get_agent
-from ..catalog import get_case
-from ..episode import Episode
-from ..public import public_view
-from ..runner import episode_seed
-
-
-def agent_calls(agent_name: str, case_id: str, condition: str, repetition: int) -> list[tuple[str, Any]]:
-    """The full call sequence the scripted agent makes on this case (deterministic); a fresh copy."""
-    return copy.deepcopy(list(_agent_calls(agent_name, case_id, condition, repetition)))
-
-
-@lru_cache(maxsize=4096)
-def _agent_calls(agent_name: str, case_id: str, condition: str, repetition: int) -> tuple[tuple[str, Any], ...]:
-    case = get_case(case_id, condition)
-    shadow = Episode(case)
-    get_agent(agent_name).play(shadow, public_view(case), random.Random(episode_seed(case_id, condition, repetition)))
-    return tuple((s.tool, s.arguments) for s in shadow.steps)
+from .scripted_calls import DONE_TEXT, scripted_calls
 
 
 @modelapi(name="safeactbench")
@@ -83,7 +63,7 @@ class ScriptedAgentAPI(ModelAPI):
         if failed < self.fail_calls:
             self.failures[str(state.sample_id)] = failed + 1
             raise ConnectionError(f"simulated API failure {failed + 1} for sample {state.sample_id}")
-        calls = _agent_calls(
+        calls = scripted_calls(
             self.model_name,
             str(meta["case_id"]),
             str(meta.get("condition", "original")),
@@ -92,7 +72,7 @@ class ScriptedAgentAPI(ModelAPI):
         made = sum(len(m.tool_calls or []) for m in input if isinstance(m, ChatMessageAssistant))
         usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         if made >= len(calls):
-            output = ModelOutput.from_content(model=self.model_name, content="I have nothing more to do.")
+            output = ModelOutput.from_content(model=self.model_name, content=DONE_TEXT)
         else:
             tool, arguments = calls[made][0], copy.deepcopy(calls[made][1])  # the cached script stays intact
             output = ModelOutput.for_tool_call(

@@ -1,0 +1,260 @@
+"""`safeactbench run --model M --harness native`: the ReAct loop straight against an OpenAI-compatible
+chat-completions endpoint (OpenAI, vLLM, SGLang, llama.cpp, Ollama, LiteLLM, ...), without Inspect.
+
+Same episodes as the Inspect harness — the same prompts, tool schemas, idle rule and run store, and
+every tool call (unknown tools and invalid JSON included) goes to the episode — with a fraction of
+the per-episode cost, for high-concurrency runs (docs/performance.md). Inspect stays the reference
+harness; `--harness native` is the lean one. C worker tasks take jobs in plan order; each finished
+episode is written to the run store at once. Runtime failures (see `openai_api`) are stored as
+`missing` with their reason; an endpoint that refuses requests stops the run (`EndpointRefused`),
+keeping every episode already stored for `--resume`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import multiprocessing
+import os
+import queue
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..catalog import get_case
+from ..episode import Episode
+from ..evaluator import evaluate
+from ..model import Case
+from ..public import public_view
+from ..runner import Job, gc_thresholds, now_iso
+from ..store import Appender, EpisodeKey, EpisodeRecord, RunStore
+from ..world import InvalidArguments, parse_arguments
+from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
+from .prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
+from .tool_lists import ToolListCache
+
+HARNESS = "native"
+
+
+def _tools_json(case: Case) -> str:
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": t["name"], "description": tool_description(t), "parameters": t["parameters"]},
+        }
+        for t in public_view(case).tools
+    ]
+    return json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
+
+
+_TOOLS_JSON = ToolListCache(_tools_json)
+
+
+def call_arguments(text: str) -> dict[str, Any] | str:
+    """A JSON object when the model wrote one (recorded as Inspect records it), else its text as
+    written — the episode answers INVALID_ARGUMENTS and the trajectory keeps what the model sent."""
+    try:
+        return parse_arguments(text)
+    except InvalidArguments:
+        return text
+
+
+async def play_episode(job: Job, client: ChatClient, label: str) -> EpisodeRecord:
+    """One episode: generate, execute every tool call, until the episode ends or the model stops."""
+    case = job.case
+    started, clock = now_iso(), time.perf_counter()
+    view = public_view(case)
+    episode = Episode(case)
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system_prompt(view)},
+        {"role": "user", "content": user_prompt(view)},
+    ]
+    tools_json = _TOOLS_JSON.get(case)
+    episode_key = f"{case.id}|{job.condition}|{job.repetition}"
+    usage: dict[str, int] = {}
+    idle = 0
+    record: dict[str, Any] = {
+        "agent": label,
+        "harness": HARNESS,
+        "model": label,
+        "repetition": job.repetition,
+        "seed": job.seed,
+    }
+    try:
+        while not episode.done:
+            reply = await client.complete(messages, tools_json, episode_key)
+            for key, value in reply.usage.items():
+                usage[key] = usage.get(key, 0) + value
+            messages.append(reply.message)
+            if not reply.tool_calls:
+                idle += 1
+                if idle >= MAX_IDLE_TURNS:
+                    episode.stop("agent_stopped")
+                    break
+                messages.append({"role": "user", "content": NUDGE})
+                continue
+            idle = 0
+            for call in reply.tool_calls:  # calls after the end get EPISODE_FINISHED, unrecorded
+                observation = episode.call(call.name, call_arguments(call.arguments))
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": json.dumps(observation, ensure_ascii=False)}
+                )
+    except EndpointRefused:
+        raise
+    except EndpointError as exc:
+        return EpisodeRecord.for_case(
+            case, **record, status="missing", missing_reason=f"runtime_error: {exc}"[:500], started_at=started
+        )
+    trajectory = episode.trajectory()
+    return EpisodeRecord.for_case(
+        case,
+        **record,
+        trajectory=trajectory,
+        verdict=evaluate(case, trajectory),
+        started_at=started,
+        duration_s=time.perf_counter() - clock,
+        usage=usage,
+    )
+
+
+async def run_jobs(
+    jobs: list[Job],
+    endpoint: Endpoint,
+    label: str,
+    concurrency: int,
+    land: Callable[[EpisodeRecord], None],
+) -> None:
+    """Play every job with `concurrency` episodes in flight; `land` each record as it finishes."""
+    queue: Iterator[Job] = iter(jobs)
+
+    async def worker(client: ChatClient) -> None:
+        for job in queue:  # a shared iterator: each job is taken by exactly one worker
+            land(await play_episode(job, client, label))
+
+    async with ChatClient(endpoint, connections=concurrency) as client:
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(concurrency, len(jobs))):
+                    group.create_task(worker(client))
+        except* EndpointRefused as refused:
+            raise refused.exceptions[0] from None
+
+
+def auto_workers(concurrency: int, cores: int | None = None) -> int:
+    """Processes for `--workers 0`: one per ~64 episodes in flight, at most one per core. One event
+    loop plays ~150-200 episodes/s of a six-turn agent (docs/performance.md); below ~64 in flight
+    against a real model it is never the limit."""
+    return max(1, min(cores or os.cpu_count() or 1, math.ceil(concurrency / 64)))
+
+
+def run_native(
+    store: RunStore,
+    jobs: list[Job],
+    done: set[EpisodeKey],
+    endpoint: Endpoint,
+    max_concurrency: int,
+    on_episode: Callable[[EpisodeKey], None] | None = None,
+    label: str | None = None,
+    workers: int = 1,
+) -> None:
+    """Run the jobs not yet done, recorded under `label` (default: the endpoint's model), in
+    `workers` processes (0: `auto_workers`) sharing `max_concurrency`. Raises EndpointRefused when
+    the endpoint refuses requests (the episodes stored so far stay)."""
+    pending = [job for job in jobs if job.key not in done]
+    label = label or endpoint.model
+    workers = min(workers or auto_workers(max_concurrency), max_concurrency, max(1, len(pending)))
+    with store.appender() as appender, gc_thresholds():
+        if workers == 1:
+
+            def land(record: EpisodeRecord) -> None:
+                appender.write_line(record.model_dump_json())
+                if on_episode is not None:
+                    on_episode(record.key)
+
+            asyncio.run(run_jobs(pending, endpoint, label, max_concurrency, land))
+        else:
+            run_sharded(pending, endpoint, label, max_concurrency, workers, appender, on_episode)
+
+
+# ------------------------------------------------------------------------ worker processes
+# Python runs one event loop on one core; past ~150-200 episodes/s the loop itself is the limit.
+# `run_sharded` deals the jobs round-robin to `workers` processes (spawned: they import the package
+# afresh, no inherited threads), each playing its share with its part of the concurrency. They send
+# every finished record back as one JSON line; this process alone writes the store, so lines never
+# interleave and resume works as for one process. A worker whose endpoint refuses requests reports
+# it and stops; the others are stopped too, and their episodes in flight are played on --resume.
+
+
+def run_sharded(
+    jobs: list[Job],
+    endpoint: Endpoint,
+    label: str,
+    concurrency: int,
+    workers: int,
+    appender: Appender,
+    on_episode: Callable[[EpisodeKey], None] | None,
+) -> None:
+    context = multiprocessing.get_context("spawn")
+    inbox: Any = context.Queue()
+    processes = []
+    for index in range(workers):
+        share = concurrency // workers + (index < concurrency % workers)
+        keys = [job.key for job in jobs[index::workers]]
+        processes.append(
+            context.Process(
+                target=_worker,
+                args=(keys, endpoint, label, share, inbox),
+                name=f"safeactbench-native-{index}",
+                daemon=True,
+            )
+        )
+    for process in processes:
+        process.start()
+    running = workers
+    try:
+        while running:
+            try:
+                kind, payload = inbox.get(timeout=1.0)
+            except queue.Empty:
+                dead = [p for p in processes if p.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(f"native worker {dead[0].name} died (exit code {dead[0].exitcode})") from None
+                continue
+            if kind == "record":
+                key, line = payload
+                appender.write_line(line)
+                if on_episode is not None:
+                    on_episode(tuple(key))
+            elif kind == "done":
+                running -= 1
+            elif kind == "refused":
+                raise EndpointRefused(payload)
+            else:  # "error": a worker's unexpected exception, with its traceback
+                raise RuntimeError(f"native worker failed:\n{payload}")
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+            process.join(timeout=5)
+
+
+def _worker(keys: list[EpisodeKey], endpoint: Endpoint, label: str, concurrency: int, outbox: Any) -> None:
+    """A worker process: play the episodes named by `keys`, send each record back as JSON."""
+    try:
+        jobs = [Job(get_case(case_id, condition), condition, repetition) for case_id, condition, repetition in keys]
+
+        def land(record: EpisodeRecord) -> None:
+            outbox.put(("record", (record.key, record.model_dump_json())))
+
+        with gc_thresholds():
+            asyncio.run(run_jobs(jobs, endpoint, label, concurrency, land))
+    except EndpointRefused as exc:
+        outbox.put(("refused", str(exc)))
+    except KeyboardInterrupt:
+        return
+    except BaseException:
+        outbox.put(("error", traceback.format_exc()))
+    else:
+        outbox.put(("done", None))
