@@ -56,7 +56,7 @@ QUICK: dict[str, list[tuple[str, Any]]] = {
     "e2e": [("startup", lambda: m.startup(1)), ("end_to_end", lambda: m.end_to_end(1, cases=QUICK_CASES))],
     "inspect": [("inspect", lambda: m.inspect_path(cases=QUICK_CASES))],
     "concurrency": [
-        ("concurrency", lambda: m.concurrency((1, 2), episodes=lambda c: 2 * c, cases=2, latency=0.02, jitter=0.005))
+        ("concurrency", lambda: m.concurrency((1, 2), workloads=m.QUICK_WORKLOADS, cases=2, latency=0.02, jitter=0.005))
     ],
     "stats": [("stats", lambda: m.bootstrap_stats(3, 20, 200, 1))],
 }

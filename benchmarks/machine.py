@@ -11,7 +11,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ("safeactbench", "inspect_ai", "pydantic", "pydantic_core", "numpy", "openai", "httpx", "rich", "typer")
+PACKAGES = (
+    "safeactbench", "inspect_ai", "pydantic", "pydantic_core", "numpy", "aiohttp", "openai", "httpx", "rich", "typer",
+)  # fmt: skip
 
 
 def cpu_model() -> str:

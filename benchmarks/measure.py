@@ -325,20 +325,18 @@ def inspect_path(cases: str | None = None, timeout: float = 1800.0, small: int =
 
 
 @dataclass
-class MockHandle:
+class ServedAgent:
+    """`safeactbench serve-agent` in its own process (127.0.0.1 only; it also stops by itself)."""
+
     proc: subprocess.Popen[bytes]
-    port: int
+    base_url: str
     stats_path: Path
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
     def shutdown(self, timeout: float = 10.0) -> dict[str, Any]:
-        """Ask the server to stop (it also stops by itself); returns its statistics."""
+        """Stop the server; returns its statistics."""
         with contextlib.suppress(OSError):
-            request = urllib.request.Request(f"http://127.0.0.1:{self.port}/shutdown", data=b"", method="POST")
-            urllib.request.urlopen(request, timeout=5).read()
+            root = self.base_url.removesuffix("/v1")
+            urllib.request.urlopen(urllib.request.Request(f"{root}/shutdown", data=b"", method="POST"), timeout=5)
         try:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -349,43 +347,19 @@ class MockHandle:
         return {}
 
 
-def start_mock(
-    directory: Path,
-    *,
-    latency: float = 0.2,
-    jitter: float = 0.02,
-    calls: int = 1,
-    max_requests: int = 10_000,
-    max_seconds: float = 900.0,
-    idle_exit: float = 60.0,
-) -> MockHandle:
-    stats_path = directory / "mock-stats.json"
-    cmd = [
-        PYTHON,
-        "-m",
-        "benchmarks.mock_openai",
-        "--latency",
-        str(latency),
-        "--jitter",
-        str(jitter),
-        "--calls",
-        str(calls),
-        "--max-requests",
-        str(max_requests),
-        "--max-seconds",
-        str(max_seconds),
-        "--idle-exit",
-        str(idle_exit),
-        "--stats",
-        str(stats_path),
-    ]
+def serve_agent(
+    directory: Path, agent: str, *, latency: float, jitter: float, max_seconds: float = 1800.0
+) -> ServedAgent:
+    stats_path = directory / f"server-{agent}.json"
+    cmd = safeactbench_cmd("serve-agent", agent, "--latency", str(latency), "--jitter", str(jitter))
+    cmd += ["--max-seconds", str(max_seconds), "--idle-exit", "120", "--stats", str(stats_path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=ROOT)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode().strip()
-    if not line.startswith("PORT "):
+    if " at http://127.0.0.1:" not in line:
         proc.kill()
-        raise RuntimeError(f"mock server did not start: {line!r}")
-    return MockHandle(proc, int(line.split()[1]), stats_path)
+        raise RuntimeError(f"serve-agent did not start: {line!r}")
+    return ServedAgent(proc, line.rsplit(" at ", 1)[1], stats_path)
 
 
 def openai_available() -> bool:
@@ -402,115 +376,132 @@ def concurrency_cases(k: int = 32) -> list[str]:
     return [c.id for c in spread([c for c in suite_cases() if c.protocol.value != "Legacy"], k)]
 
 
+@dataclass(frozen=True)
+class Workload:
+    """One series of concurrency levels: a harness, a served agent, episodes per level."""
+
+    name: str
+    harness: str  # "native" or "inspect"
+    agent: str  # the scripted agent behind the endpoint
+    episodes: Callable[[int], int]
+
+
+WORKLOADS = (
+    # the target: the reference agent's real trajectories (~6 model turns per episode); enough
+    # episodes per level (up to 32 C) that the drain at the end is a small part of the run
+    Workload("native", "native", "reference", lambda c: max(32, min(32 * c, 4096))),
+    # the same through Inspect AI (CPU-bound near ~10 episodes/s: fewer episodes)
+    Workload("inspect", "inspect", "reference", lambda c: max(32, min(2 * c, 512))),
+    # worst case for per-episode cost: one model turn (`submit` at once) per episode
+    Workload("native_one_turn", "native", "always_defer", lambda c: max(32, min(32 * c, 4096))),
+)
+
+
+QUICK_WORKLOADS = tuple(Workload(w.name, w.harness, w.agent, lambda c: 2 * c) for w in WORKLOADS)
+
+
 def concurrency(
     levels: Sequence[int] = (1, 16, 64, 256),
     *,
-    episodes: Callable[[int], int] | None = None,
+    workloads: Sequence[Workload] = WORKLOADS,
     cases: int = 32,
     latency: float = 0.2,
     jitter: float = 0.02,
-    calls: int = 1,
-    timeout: float = 900.0,
-    native: bool = True,
+    timeout: float = 1800.0,
 ) -> dict[str, Any]:
-    """`run --model openai/mock --max-concurrency C` against the local mock, for every C.
+    """`safeactbench run --model ... --max-concurrency C` against `safeactbench serve-agent` with a
+    fixed latency, for every C and workload.
 
-    Each level plays `cases` spread interactive cases, repeated (`--repeat`) to at least
-    `episodes(C)` episodes (default 4C, at least 32, at most 1024). throughput = episodes / (last
-    response - first request) as seen by the server (start-up and log finalisation excluded);
-    latency = mean episode duration from the run store. The ideal at C is C / (mean episode
-    latency at C=1): linear scaling from one unloaded episode. Also reported: the slot utilisation
-    (throughput x latency(C) / C, Little's law) and the bound set by the model latency alone
-    (C / (calls x latency)). With `native`, the same episodes also run through
-    `benchmarks/native_loop.py` (plain httpx + asyncio, no Inspect) for comparison."""
-    if not openai_available():
-        return {"skipped": "the `openai` package is not installed (pip install 'openai>=3.4')"}
-    count = episodes or (lambda c: max(32, min(4 * c, 1024)))
+    Each level plays `cases` spread interactive cases, repeated to the workload's episode count.
+    Throughput = N / (last response - first request), from the server's clock: the whole run, its
+    ramp-up and its drain (the last episodes running while slots empty for want of work) included.
+    Efficiency = throughput / ideal, ideal = C / (mean episode latency at C = 1, same workload).
+    Latency ratio = latency(1) / latency(C): how much each episode slowed down under load;
+    utilisation = throughput x latency(C) / C (Little's law: the share of the C slots busy)."""
     ids = concurrency_cases(cases)
-    out: dict[str, Any] = {
-        "latency_s": latency,
-        "jitter_s": jitter,
-        "calls_per_episode": calls,
-        "cases": len(ids),
-    }
-    for harness in ("inspect", "native") if native else ("inspect",):
+    out: dict[str, Any] = {"latency_s": latency, "jitter_s": jitter, "cases": len(ids), "runs": {}}
+    for workload in workloads:
+        if workload.harness == "inspect" and not openai_available():
+            out["runs"][workload.name] = {
+                "skipped": "the `openai` package is not installed (pip install 'openai>=3.4')"
+            }
+            continue
         rows = []
         with scratch() as tmp:
             for level in levels:
-                repeat = max(1, math.ceil(count(level) / len(ids)))
-                rows.append(_concurrency_level(harness, level, ids, repeat, tmp, latency, jitter, calls, timeout))
-        _efficiencies(rows, calls, latency)
-        if harness == "inspect":
-            out["baseline_latency_s"] = rows[0]["baseline_latency_s"] if rows else None
-            out["levels"] = rows
-        else:
-            out["native"] = rows
+                repeat = max(1, math.ceil(workload.episodes(level) / len(ids)))
+                rows.append(_concurrency_level(workload, level, ids, repeat, tmp, latency, jitter, timeout))
+        _efficiencies(rows)
+        out["runs"][workload.name] = {"harness": workload.harness, "agent": workload.agent, "levels": rows}
     return out
 
 
 def _concurrency_level(
-    harness: str,
+    workload: Workload,
     level: int,
     ids: list[str],
     repeat: int,
     tmp: Path,
     latency: float,
     jitter: float,
-    calls: int,
     timeout: float,
 ) -> dict[str, Any]:
-    n = repeat * len(ids)
-    mock = start_mock(
-        tmp, latency=latency, jitter=jitter, calls=calls, max_requests=n * calls * 4 + 100, max_seconds=timeout
-    )
-    run_dir = tmp / f"{harness}-c{level}"
+    server = serve_agent(tmp, workload.agent, latency=latency, jitter=jitter, max_seconds=timeout)
+    run_dir = tmp / f"{workload.name}-c{level}"
+    args = ["--model", f"openai/{workload.agent}", "--model-arg", f"base_url={server.base_url}", "--no-report"]
+    args += ["--max-concurrency", str(level), "--cases", ",".join(ids), "--repeat", str(repeat)]
+    if workload.harness == "native":
+        args += ["--harness", "native"]
+    else:
+        args += ["--model-arg", "responses_api=false"]
     try:
-        if harness == "inspect":
-            args = ["--model", "openai/mock", "--model-arg", "responses_api=false", "--no-report"]
-            args += ["--max-concurrency", str(level), "--cases", ",".join(ids), "--repeat", str(repeat)]
-            env = {"OPENAI_BASE_URL": mock.base_url, "OPENAI_API_KEY": "sk-dummy-local-mock"}
-            measured = _run_cli(args, run_dir, env=env, timeout=timeout)
-        else:
-            cmd = [PYTHON, "-m", "benchmarks.native_loop", "--base-url", mock.base_url, "--cases", ",".join(ids)]
-            cmd += ["--repeat", str(repeat), "--concurrency", str(level), "--out", str(run_dir)]
-            measured = run_measured(cmd, timeout=timeout).check()
+        measured = _run_cli(args, run_dir, env={"OPENAI_API_KEY": "sk-local-served-agent"}, timeout=timeout)
     finally:
-        stats = mock.shutdown()
+        stats = server.shutdown()
     records = read_records(run_dir)
     completed = [r for r in records if r.get("status") == "completed"]
     durations = [float(r["duration_s"]) for r in completed]
-    window = (stats.get("last_response") or 0) - (stats.get("first_request") or 0)
+    window = (stats.get("last_response") or 0.0) - (stats.get("first_request") or 0.0)
+    n = len(completed)
     return {
         "concurrency": level,
+        "workers": _workers_used(workload.harness, level),
         "episodes": len(records),
-        "completed": len(completed),
+        "completed": n,
+        "successes": sum(1 for r in completed if (r.get("verdict") or {}).get("score") == 1),
         "requests": stats.get("completions"),
         "server_errors": stats.get("errors"),
         "peak_in_flight": stats.get("peak_in_flight"),
         "window_s": window,
         "wall_s": measured.wall_s,
-        "throughput_eps": len(completed) / window if window > 0 else None,
+        "throughput_eps": n / window if window > 0 else None,
         "mean_latency_s": statistics.fmean(durations) if durations else None,
         "p95_latency_s": _quantile(durations, 0.95),
-        "server_mean_latency_s": stats.get("mean_latency_s"),
+        "turns_per_episode": (stats.get("completions") or 0) / n if n else None,
         "server_cpu_s": stats.get("cpu_s"),
         "client_cpu_s": measured.user_s + measured.sys_s,
         "client_peak_rss_mb": measured.max_rss_mb,
     }
 
 
-def _efficiencies(rows: list[dict[str, Any]], calls: int, latency: float) -> None:
+def _workers_used(harness: str, level: int) -> int:
+    if harness != "native":
+        return 1
+    from safeactbench.harness.native import auto_workers
+
+    return auto_workers(level)
+
+
+def _efficiencies(rows: list[dict[str, Any]]) -> None:
     base = next((r["mean_latency_s"] for r in rows if r["concurrency"] == 1 and r["mean_latency_s"]), None)
     base = base or (rows[0]["mean_latency_s"] if rows else None)
     for row in rows:
-        throughput, lat = row["throughput_eps"], row["mean_latency_s"]
-        c = row["concurrency"]
+        c, lat, throughput = row["concurrency"], row["mean_latency_s"], row["throughput_eps"]
         row["baseline_latency_s"] = base
         row["ideal_eps"] = c / base if base else None
         row["efficiency"] = throughput / row["ideal_eps"] if throughput and row["ideal_eps"] else None
+        row["latency_ratio"] = base / lat if base and lat else None
         row["utilisation"] = throughput * lat / c if throughput and lat else None
-        row["model_bound_eps"] = c / (calls * latency)
-        row["efficiency_vs_model"] = throughput / row["model_bound_eps"] if throughput else None
 
 
 def _quantile(values: Sequence[float], q: float) -> float | None:

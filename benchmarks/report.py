@@ -31,7 +31,10 @@ class Target:
 
 
 def _level(results: dict[str, Any], c: int, key: str = "efficiency") -> float | None:
-    rows = results["concurrency"]["levels"]
+    """The target's measure: `run --model` at concurrency C through the native harness. Results from
+    before the native harness existed (the baseline) measured the Inspect path under `levels`."""
+    concurrency = results["concurrency"]
+    rows = concurrency["runs"]["native"]["levels"] if "runs" in concurrency else concurrency["levels"]
     return next(r[key] for r in rows if r["concurrency"] == c)
 
 
@@ -57,8 +60,8 @@ TARGETS = [
         2000,
         "{:,.0f} cases/s",
     ),
-    Target("concurrency efficiency at C=64", lambda r: _level(r, 64), ">=", 0.90, "{:.0%}"),
-    Target("concurrency efficiency at C=256", lambda r: _level(r, 256), ">=", 0.80, "{:.0%}"),
+    Target("concurrency efficiency at C=64 (`run --harness native`)", lambda r: _level(r, 64), ">=", 0.90, "{:.0%}"),
+    Target("concurrency efficiency at C=256 (`run --harness native`)", lambda r: _level(r, 256), ">=", 0.80, "{:.0%}"),
     Target(
         "paired bootstrap 10 configs × 570 cases × 10,000 resamples",
         lambda r: r["stats"]["seconds"],
@@ -216,64 +219,68 @@ def _section_inspect(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
     return out
 
 
+WORKLOAD_TITLES = {
+    "native": "`run --harness native`, reference agent (the target)",
+    "inspect": "`run --model` through Inspect AI (the default harness), reference agent",
+    "native_one_turn": "`run --harness native`, one model turn per episode (`always_defer`): worst case per episode",
+}
+
+
 def _section_concurrency(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
     c = r.get("concurrency")
     if not c:
         return []
-    if c.get("skipped"):
-        return ["### Concurrency efficiency", "", f"Skipped: {c['skipped']}.", ""]
     before = {row["concurrency"]: row for row in ((b or {}).get("concurrency") or {}).get("levels", [])}
     out = [
-        "### Concurrency efficiency: `run --model openai/mock --max-concurrency C`",
+        "### Concurrency efficiency: `safeactbench run --model … --max-concurrency C`",
         "",
-        f"A local OpenAI-compatible mock (`benchmarks/mock_openai.py`, 127.0.0.1 only) answers every "
-        f"chat completion after {c['latency_s'] * 1000:.0f} ± {c['jitter_s'] * 1000:.0f} ms with "
-        f"{c['calls_per_episode']} scripted turn(s) per episode (a `submit` DEFER tool call), with `usage`. "
-        f"Every level plays the same {c.get('cases', '?')} interactive cases (spread over all domains and "
-        "protocols V0-V3), repeated to the episode counts shown.",
-        "Throughput = completed episodes / (last response − first request) seen by the server. "
-        "**Efficiency = throughput / ideal, ideal = C / (mean episode latency at C = 1)** "
-        f"(= {fmt(c['baseline_latency_s'], '{:.3f}')} s): linear scaling from one unloaded episode. "
-        "Utilisation = throughput × mean latency(C) / C (Little's law: the share of the C slots busy). "
-        "Model bound = C / (turns × model latency), what a harness with zero cost would reach.",
+        f"`safeactbench serve-agent AGENT --latency {c['latency_s']} --jitter {c['jitter_s']}` (its own process, "
+        f"127.0.0.1) answers every chat completion after {c['latency_s'] * 1000:.0f} ± {c['jitter_s'] * 1000:.0f} ms "
+        "with the scripted agent's next tool call. Every level plays the same "
+        f"{c.get('cases', '?')} interactive cases (spread over all domains and protocols V0–V3), repeated to the "
+        "episode counts shown; the reference agent's episodes take ~6 model turns and must all score 1.",
         "",
-        "| C | episodes | peak in flight | throughput, ep/s | ideal, ep/s | **efficiency** | mean latency, s | p95, s "
-        "| utilisation | vs model bound | client CPU, s | server CPU, s | before: efficiency |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "- **Efficiency = throughput / ideal**; throughput = N / (last response − first request), from the "
+        "server's clock: the whole run, its ramp-up and its drain (the last episodes running while the other "
+        "slots empty for want of work) included; ideal = C / (mean episode latency at C = 1): linear scaling "
+        "from one unloaded episode.",
+        "- latency ratio = latency(1) / latency(C): how much the harness slowed each episode under load; "
+        "utilisation = throughput × latency(C) / C (Little's law: the share of the C slots busy). With a "
+        "latency ratio near 100 %, what efficiency lacks is the drain, which shrinks as episodes per level grow.",
+        "- CPU: the `run` process (worker processes included) and the server, each over its whole life "
+        "(start-up included).",
+        "",
     ]
-    for row in c["levels"]:
-        prior = before.get(row["concurrency"], {})
-        out.append(
-            f"| {row['concurrency']} | {row['completed']}/{row['episodes']} | {fmt(row['peak_in_flight'], '{}')} "
-            f"| {fmt(row['throughput_eps'], '{:.1f}')} | {fmt(row['ideal_eps'], '{:.1f}')} "
-            f"| **{fmt(row['efficiency'], '{:.0%}')}** | {fmt(row['mean_latency_s'], '{:.3f}')} "
-            f"| {fmt(row['p95_latency_s'], '{:.3f}')} | {fmt(row['utilisation'], '{:.0%}')} "
-            f"| {fmt(row['efficiency_vs_model'], '{:.0%}')} | {fmt(row['client_cpu_s'], '{:.1f}')} "
-            f"| {fmt(row['server_cpu_s'], '{:.1f}')} | {fmt(prior.get('efficiency'), '{:.0%}')} |"
+    for name, run in c.get("runs", {}).items():
+        out += [f"#### {WORKLOAD_TITLES.get(name, name)}", ""]
+        if run.get("skipped"):
+            out += [f"Skipped: {run['skipped']}.", ""]
+            continue
+        header = (
+            "| C | workers | episodes (score 1) | turns/ep | peak in flight | throughput, ep/s | ideal, ep/s "
+            "| **efficiency** | mean latency, s | p95, s | latency ratio | utilisation "
+            "| client CPU, s | server CPU, s |"
         )
-    out.append("")
-    native = c.get("native") or []
-    if native:
-        out += [
-            "The same episodes through `benchmarks/native_loop.py` — a plain asyncio loop with aiohttp, the same "
-            "prompts, tools, `Episode`, evaluator and run store, no Inspect (a measurement aid, not a harness); "
-            "efficiency against its "
-            f"own C = 1 latency ({fmt(native[0].get('baseline_latency_s'), '{:.3f}')} s):",
-            "",
-            "| C | episodes | peak in flight | throughput, ep/s | ideal, ep/s | **efficiency** | mean latency, s "
-            "| utilisation | client CPU, s | Inspect path: throughput, ep/s |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        inspect_by_c = {row["concurrency"]: row for row in c["levels"]}
-        for row in native:
-            other = inspect_by_c.get(row["concurrency"], {})
-            out.append(
-                f"| {row['concurrency']} | {row['completed']}/{row['episodes']} | {fmt(row['peak_in_flight'], '{}')} "
+        align = "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        if name == "inspect" and before:
+            header += " before: efficiency |"
+            align += "---:|"
+        out += [header, align]
+        for row in run["levels"]:
+            line = (
+                f"| {row['concurrency']} | {row['workers']} | {row['completed']}/{row['episodes']} "
+                f"({row['successes']}) | {fmt(row['turns_per_episode'], '{:.1f}')} "
+                f"| {fmt(row['peak_in_flight'], '{}')} "
                 f"| {fmt(row['throughput_eps'], '{:.1f}')} | {fmt(row['ideal_eps'], '{:.1f}')} "
-                f"| **{fmt(row['efficiency'], '{:.0%}')}** | {fmt(row['mean_latency_s'], '{:.3f}')} "
-                f"| {fmt(row['utilisation'], '{:.0%}')} | {fmt(row['client_cpu_s'], '{:.1f}')} "
-                f"| {fmt(other.get('throughput_eps'), '{:.1f}')} |"
+                f"| **{fmt(row['efficiency'], '{:.0%}')}** "
+                f"| {fmt(row['mean_latency_s'], '{:.3f}')} | {fmt(row['p95_latency_s'], '{:.3f}')} "
+                f"| {fmt(row['latency_ratio'], '{:.0%}')} | {fmt(row['utilisation'], '{:.0%}')} "
+                f"| {fmt(row['client_cpu_s'], '{:.1f}')} "
+                f"| {fmt(row['server_cpu_s'], '{:.1f}')} |"
             )
+            if name == "inspect" and before:
+                line += f" {fmt(before.get(row['concurrency'], {}).get('efficiency'), '{:.0%}')} |"
+            out.append(line)
         out.append("")
     return out
 
@@ -307,7 +314,7 @@ def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: st
         f"Generated by `{command}` on {results['generated_at']} (wall time {results['elapsed_s']:.0f} s). "
         "Do not edit by hand: the numbers are in `benchmarks/results.json`, the text under *Findings* comes from "
         "`benchmarks/notes.md`, the *before* column from `benchmarks/baseline.json` (the same benchmark run "
-        "before the fixes).",
+        "before the latest round of fixes).",
         "",
         "## Machine",
         "",
@@ -315,7 +322,7 @@ def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: st
         f"- Python: {m['python']}",
         f"- packages: {packages}",
         f"- fsync of one appended line in {m['tmpdir']}: {m['fsync_us']:,.0f} µs "
-        "(median; the run store fsyncs once per episode)",
+        "(median; run loops fsync the episode file from a background thread)",
         f"- OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE: {m['openblas_env'] or 'not set'}",
         "- 1-minute load average before → after each part (includes the benchmark's own processes; "
         "other work on the machine skews timings): "
@@ -324,8 +331,8 @@ def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: st
         "## Reproduce",
         "",
         "```bash",
-        ".venv/bin/pip install 'openai>=3.4'      # only for the concurrency part (Inspect's openai provider)",
-        ".venv/bin/python -m benchmarks            # everything (~3-5 min), writes docs/performance.md",
+        ".venv/bin/pip install 'openai>=3.4'      # only for the Inspect rows of the concurrency part",
+        ".venv/bin/python -m benchmarks            # everything (~8 min), writes docs/performance.md",
         ".venv/bin/python -m benchmarks --only evaluator,episode,stats --out /tmp/perf.md   # the fast parts",
         ".venv/bin/python -m benchmarks --quick --out /tmp/perf.md  # every part at a tiny size (seconds)",
         ".venv/bin/python -m benchmarks --json /tmp/perf.json       # also the raw numbers",

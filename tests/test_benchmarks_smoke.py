@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-import urllib.request
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -18,7 +15,6 @@ from benchmarks import PARTS  # noqa: E402
 from benchmarks import measure as m  # noqa: E402
 from benchmarks.__main__ import main  # noqa: E402
 from benchmarks.machine import machine  # noqa: E402
-from benchmarks.mock_openai import completion  # noqa: E402
 from benchmarks.report import TARGETS, render  # noqa: E402
 
 
@@ -51,50 +47,21 @@ def test_inspect_path_tiny() -> None:
     assert isinstance(out["ratio"], float)
 
 
-def test_mock_server_answers_and_stops(tmp_path: Path) -> None:
-    mock = m.start_mock(tmp_path, latency=0.01, jitter=0.0, calls=2, max_seconds=60, idle_exit=30)
-    try:
-        tools = [
-            {"type": "function", "function": {"name": "get_charge", "description": "[read-only] Get a charge."}},
-            {"type": "function", "function": {"name": "submit", "description": "Finish."}},
-        ]
-
-        def ask(messages: list[dict[str, object]]) -> dict[str, object]:
-            body = json.dumps({"model": "mock", "messages": messages, "tools": tools}).encode()
-            request = urllib.request.Request(
-                f"{mock.base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}
-            )
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return json.loads(response.read())  # type: ignore[no-any-return]
-
-        first = ask([{"role": "user", "content": "hello"}])
-        call = first["choices"][0]["message"]["tool_calls"][0]["function"]  # type: ignore[index]
-        assert call["name"] == "get_charge" and json.loads(call["arguments"]) == {}
-        assert first["usage"]["total_tokens"] > 0  # type: ignore[index]
-        second = ask([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "x"}])
-        call = second["choices"][0]["message"]["tool_calls"][0]["function"]  # type: ignore[index]
-        assert call["name"] == "submit" and json.loads(call["arguments"])["outcome"] == "DEFER"
-    finally:
-        stats = mock.shutdown()
-    assert stats["completions"] == 2 and stats["stop_reason"] == "shutdown"
-    assert mock.proc.returncode == 0
-
-
-def test_mock_completion_answers_legacy_with_decide() -> None:
-    request = {"messages": [], "tools": [{"type": "function", "function": {"name": "decide"}}]}
-    call = completion(request, 1, 1)["choices"][0]["message"]["tool_calls"][0]["function"]
-    assert call["name"] == "decide" and json.loads(call["arguments"])["decision"] == "DEFER"
-
-
 def test_concurrency_tiny() -> None:
-    if not m.openai_available():
-        pytest.skip("the openai package (Inspect's openai provider) is not installed")
-    out = m.concurrency((1, 2), episodes=lambda c: 2 * c, cases=2, latency=0.01, jitter=0.0)
-    assert [row["concurrency"] for row in out["levels"]] == [1, 2]
-    for row in out["levels"]:
-        assert row["completed"] == row["episodes"] == 2 * row["concurrency"]
-        assert row["requests"] == row["completed"] and row["peak_in_flight"] >= 1
-        assert _positive(row["throughput_eps"]) and _positive(row["efficiency"])
+    workloads = [w for w in m.QUICK_WORKLOADS if w.harness == "native" or m.openai_available()]
+    out = m.concurrency((1, 2), workloads=workloads, cases=2, latency=0.01, jitter=0.0)
+    for workload in workloads:
+        rows = out["runs"][workload.name]["levels"]
+        assert [row["concurrency"] for row in rows] == [1, 2]
+        for row in rows:
+            assert row["completed"] == row["episodes"] == 2 * row["concurrency"]
+            assert row["peak_in_flight"] >= 1 and row["server_errors"] == 0
+            assert row["requests"] >= row["completed"] and _positive(row["throughput_eps"])
+        # the reference agent scores every episode through either harness
+        if workload.agent == "reference":
+            assert all(row["successes"] == row["completed"] for row in rows)
+        assert _positive(rows[1]["efficiency"]) and _positive(rows[1]["utilisation"])
+        assert rows[0]["latency_ratio"] == 1.0
 
 
 def test_bootstrap_tiny() -> None:

@@ -74,8 +74,6 @@ class ServerStats:
     request_bytes: int = 0
     first_request: float | None = None  # time.time() of the first completion request
     last_response: float | None = None  # time.time() of the last completion answered
-    episodes_started: int = 0  # distinct episodes whose first turn was asked for
-    last_episode_start: float | None = None  # time.time() of the last such first turn
     latencies: list[float] = field(default_factory=list)
     stop_reason: str = ""
 
@@ -196,7 +194,6 @@ class AgentServer:
         self.rng = random.Random(config.seed)
         self.index = PromptIndex()
         self.failures: dict[tuple[str, str, int], int] = {}
-        self.seen_episodes: set[tuple[str, str, int]] = set()
         self.stopped = asyncio.Event()
         self.last_activity = self.started = time.monotonic()
 
@@ -256,15 +253,10 @@ class AgentServer:
             if STREAM.search(body):
                 raise RequestError("streaming is not supported")
             episode = self._episode(headers.get(EPISODE_HEADER.lower()), body)
-            made = tool_results(body)
-            call = next_turn(config.agent, episode, made)
+            call = next_turn(config.agent, episode, tool_results(body))
         except (ValueError, RequestError) as exc:  # JSONDecodeError is a ValueError
             stats.errors += 1
             return _error(400, str(exc))
-        if made == 0 and episode not in self.seen_episodes:
-            self.seen_episodes.add(episode)
-            stats.episodes_started += 1
-            stats.last_episode_start = time.time()
         delay = max(0.0, config.latency + self.rng.uniform(-config.jitter, config.jitter))
         stats.latencies.append(delay)
         await asyncio.sleep(delay)
