@@ -196,6 +196,21 @@ def test_refused_requests_stop_the_run_and_keep_what_is_stored(tmp_path: Path) -
     assert json.loads((tmp_path / "run" / "run.json").read_text())["completed"] == 0
 
 
+def test_an_endpoint_that_is_down_stops_the_run_after_the_first_failures(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    code, output = native(url, tmp_path / "run", "--protocol", "V1", "--max-concurrency", "2",
+                          "--model-arg", "max_retries=1")  # fmt: skip
+    assert code == 1, output
+    assert "the first 5 episodes all failed" in output and "--resume" in output
+    records = read_episodes(tmp_path / "run" / "episodes.jsonl")
+    assert 5 <= len(records) <= 6 and all(r.status == "missing" for r in records)
+    assert all("runtime_error: ClientConnectorError" in (r.missing_reason or "") for r in records)
+
+
 def test_bad_arguments_are_named_before_anything_runs(tmp_path: Path) -> None:
     env = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
     checks = {

@@ -36,6 +36,7 @@ from .prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, use
 from .tool_lists import ToolListCache
 
 HARNESS = "native"
+FIRST_FAILURES = 5  # runtime failures before any episode completed that stop the run
 
 
 def _tools_json(case: Case) -> str:
@@ -126,12 +127,22 @@ async def run_jobs(
     concurrency: int,
     land: Callable[[EpisodeRecord], None],
 ) -> None:
-    """Play every job with `concurrency` episodes in flight; `land` each record as it finishes."""
+    """Play every job with `concurrency` episodes in flight; `land` each record as it finishes.
+    If the first FIRST_FAILURES episodes all fail at runtime (nothing has completed yet: a wrong
+    URL, an endpoint that is down), the run stops instead of failing every episode the same way."""
     queue: Iterator[Job] = iter(jobs)
+    failed_first = 0
+    healthy = False
 
     async def worker(client: ChatClient) -> None:
+        nonlocal failed_first, healthy
         for job in queue:  # a shared iterator: each job is taken by exactly one worker
-            land(await play_episode(job, client, label))
+            record = await play_episode(job, client, label)
+            land(record)
+            healthy = healthy or record.status == "completed"
+            failed_first += not healthy
+            if failed_first >= FIRST_FAILURES:
+                raise EndpointRefused(f"the first {failed_first} episodes all failed: {record.missing_reason}")
 
     async with ChatClient(endpoint, connections=concurrency) as client:
         try:

@@ -41,7 +41,8 @@ class EndpointError(RuntimeError):
 
 
 class EndpointRefused(EndpointError):
-    """The endpoint refuses requests outright (key, model or URL): the run stops."""
+    """The endpoint refuses requests outright (key, model or URL), or has failed every one so far:
+    the run stops."""
 
 
 @dataclass(frozen=True)
