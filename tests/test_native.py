@@ -368,3 +368,33 @@ def test_tool_results_counts_message_roles_only() -> None:
         indent=2,
     ).encode()
     assert tool_results(body) == 2
+
+
+def test_served_agent_answers_bad_requests_with_openai_style_errors() -> None:
+    import urllib.error
+    import urllib.request
+
+    def post(url: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+        request = urllib.request.Request(url, data=body, headers=headers or {}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    with served("reference") as url:
+        completions = f"{url}/chat/completions"
+        code, body = post(completions, b"not json")
+        assert code == 400 and "not JSON" in body["error"]["message"]
+        code, body = post(completions, b'{"messages": []}', {"X-SafeActBench-Episode": "NOPE|original|0"})
+        assert code == 400 and "no case 'NOPE'" in body["error"]["message"]
+        episode = {"X-SafeActBench-Episode": "SAB-V1-001|original|0"}
+        code, body = post(completions, b'{"messages": [], "stream": true}', episode)
+        assert code == 400 and "streaming" in body["error"]["message"]
+        code, body = post(completions, json.dumps({"messages": [{"role": "user", "content": "hi"}]}).encode())
+        assert code == 400 and "X-SafeActBench-Episode" in body["error"]["message"]
+        code, body = post(completions, b'{"messages": []}', episode)
+        assert code == 200 and body["choices"][0]["message"]["tool_calls"][0]["function"]["name"]
+        with urllib.request.urlopen(url.removesuffix("/v1") + "/stats", timeout=10) as response:
+            stats = json.loads(response.read())
+        assert stats["requests"] == 5 and stats["errors"] == 4 and stats["completions"] == 1

@@ -274,7 +274,10 @@ class AgentServer:
             if not body.lstrip().startswith(b"{"):
                 raise RequestError("the body must be a JSON object")
             return episode_of(header, [], self.index)
-        request = json.loads(body)
+        try:
+            request = json.loads(body)
+        except ValueError as exc:
+            raise RequestError(f"the body is not JSON: {exc}") from None
         if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
             raise RequestError("the body must be a JSON object with a 'messages' list")
         return episode_of(None, request["messages"], self.index)
