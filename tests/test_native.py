@@ -191,6 +191,9 @@ def test_api_failures_are_retried_then_stored_as_missing_and_resumed(tmp_path: P
 def test_refused_requests_stop_the_run_and_keep_what_is_stored(tmp_path: Path) -> None:
     with served("reference", "--fail", "1000", "--fail-status", "401") as url:
         code, output = native(url, tmp_path / "run", "--cases", SPREAD)
+        assert code == 1 and "HTTP 401" in output
+        # the same through worker processes: each stops, the parent reports it once
+        code, output = native(url, tmp_path / "run", "--cases", SPREAD, "--workers", "2", "--resume")
     assert code == 1
     assert "HTTP 401" in output and "--resume" in output
     assert json.loads((tmp_path / "run" / "run.json").read_text())["completed"] == 0

@@ -195,7 +195,8 @@ def run_native(
 # afresh, no inherited threads), each playing its share with its part of the concurrency. They send
 # every finished record back as one JSON line; this process alone writes the store, so lines never
 # interleave and resume works as for one process. A worker whose endpoint refuses requests reports
-# it and stops; the others are stopped too, and their episodes in flight are played on --resume.
+# it and stops; the others stop the same way soon after (the endpoint refuses them too), and every
+# record they send until then is still written.
 
 
 def run_sharded(
@@ -223,7 +224,7 @@ def run_sharded(
         )
     for process in processes:
         process.start()
-    running = workers
+    running, refusal = workers, None
     try:
         while running:
             try:
@@ -238,10 +239,9 @@ def run_sharded(
                 appender.write_line(line)
                 if on_episode is not None:
                     on_episode(tuple(key))
-            elif kind == "done":
+            elif kind in ("done", "refused"):  # after a refusal, keep landing what the others finish
                 running -= 1
-            elif kind == "refused":
-                raise EndpointRefused(payload)
+                refusal = refusal or (payload if kind == "refused" else None)
             else:  # "error": a worker's unexpected exception, with its traceback
                 raise RuntimeError(f"native worker failed:\n{payload}")
     finally:
@@ -249,6 +249,8 @@ def run_sharded(
             if process.is_alive():
                 process.terminate()
             process.join(timeout=5)
+    if refusal is not None:
+        raise EndpointRefused(refusal)
 
 
 def _worker(keys: list[EpisodeKey], endpoint: Endpoint, label: str, concurrency: int, outbox: Any) -> None:
