@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -329,6 +328,8 @@ def _model_args(pairs: list[str] | None) -> dict[str, Any]:
 def model_arg_value(value: str) -> Any:
     """A `--model-arg KEY=VALUE` value as `inspect eval -M` reads it: YAML scalars (`false`, `3`,
     `0.5`, `null`) become bool, int, float or None; anything else stays the string given."""
+    import yaml  # only runs with model arguments need it
+
     if not value.strip():
         return value
     try:
