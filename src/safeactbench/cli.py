@@ -21,11 +21,11 @@ from .harness.prompts import PROMPT_VERSION
 from .model import Case
 from .public import public_view
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
-from .store import EpisodeRecord, RunStore, StoreError, read_episodes
+from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_episodes
+from .suite.data import CaseFileError, load_suite
 
 if TYPE_CHECKING:
     from .harness.openai_api import Endpoint
-from .suite.data import CaseFileError, load_suite
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 suite_app = typer.Typer(no_args_is_help=True, help="Build and check the published suite.")
@@ -246,21 +246,7 @@ def run(
     except StoreError as exc:
         raise fail(str(exc)) from None
     if harness == "native":
-        from .harness.native import run_native
-        from .harness.openai_api import EndpointRefused
-
-        with progress_bar() as bar:
-            task = bar.add_task(name, total=len(jobs), completed=len(done & {j.key for j in jobs}))
-
-            def advance(_: object) -> None:
-                bar.advance(task)
-
-            try:
-                run_native(store, jobs, done, endpoint, max_concurrency, advance, label=name, workers=workers)
-            except EndpointRefused as exc:
-                finish(store)
-                stored = "the episodes finished so far are stored; fix this and rerun with --resume"
-                raise fail(f"{exc}\n{stored}", 1) from None
+        _play_native(store, jobs, done, endpoint, max_concurrency, name, workers)
     elif model is None:
         if harness_cmd is not None:
             from .harness.command import play_command
@@ -304,6 +290,32 @@ def run(
     if report:
         paths = write_report([store.directory], store.directory / "report")
         console.print(f"report: {paths['html']}")
+
+
+def _play_native(
+    store: RunStore,
+    jobs: list[Job],
+    done: set[EpisodeKey],
+    endpoint: Endpoint,
+    max_concurrency: int,
+    name: str,
+    workers: int,
+) -> None:
+    from .harness.native import run_native
+    from .harness.openai_api import EndpointRefused
+
+    with progress_bar() as bar:
+        task = bar.add_task(name, total=len(jobs), completed=len(done & {j.key for j in jobs}))
+
+        def advance(_: object) -> None:
+            bar.advance(task)
+
+        try:
+            run_native(store, jobs, done, endpoint, max_concurrency, advance, label=name, workers=workers)
+        except EndpointRefused as exc:
+            finish(store)
+            stored = "the episodes finished so far are stored; fix this and rerun with --resume"
+            raise fail(f"{exc}\n{stored}", 1) from None
 
 
 def _native_endpoint(model: str, args: dict[str, Any]) -> Endpoint:
