@@ -243,6 +243,15 @@ def test_the_key_is_sent_but_never_written(tmp_path: Path) -> None:
     assert not any(SECRET.encode() in p.read_bytes() for p in (tmp_path / "run").rglob("*") if p.is_file())
 
 
+def test_requests_go_through_the_proxy_the_environment_names(tmp_path: Path) -> None:
+    with scripted_endpoint([submit_reply()]) as proxy:  # answers whatever it is sent, as a proxy would
+        env = {"HTTP_PROXY": proxy.removesuffix("/v1"), "NO_PROXY": ""}
+        code, output = native("http://model.invalid/v1", tmp_path / "run", "--cases", "SAB-V0-001", env=env)
+    assert code == 0, output
+    [record] = read_episodes(tmp_path / "run" / "episodes.jsonl")
+    assert record.status == "completed" and record.trajectory and record.trajectory.end_reason == "submitted"
+
+
 # ----------------------------------------------------------- what the model sends, unfiltered
 
 

@@ -82,8 +82,8 @@ class Endpoint:
         api_key = env.get(key_env) or None
         if api_key is None and base_url.rstrip("/") == DEFAULT_BASE_URL:
             raise ValueError(f"{key_env} is not set: the OpenAI API needs a key (or pass --model-arg base_url=...)")
-        if harness.get("max_retries", 0) < 0 or harness.get("timeout", 1) <= 0:
-            raise ValueError("--model-arg max_retries must be >= 0 and timeout > 0")
+        if harness.get("max_retries", 0) < 0 or harness.get("backoff", 0) < 0 or harness.get("timeout", 1) <= 0:
+            raise ValueError("--model-arg: max_retries and backoff must be >= 0, timeout > 0")
         params = {k: v for k, v in model_args.items() if k not in HARNESS_ARGS}
         return cls(base_url=base_url, model=name, api_key=api_key, params=params, **harness)
 
@@ -162,6 +162,7 @@ class ChatClient:
             connector=aiohttp.TCPConnector(limit=self.connections),
             timeout=aiohttp.ClientTimeout(total=self.endpoint.timeout),
             headers=headers,
+            trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as the OpenAI SDK honours them
         )
         return self
 
