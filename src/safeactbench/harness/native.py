@@ -180,7 +180,7 @@ def run_native(
         if workers == 1:
 
             def land(record: EpisodeRecord) -> None:
-                appender.write_line(record.model_dump_json())
+                appender.write(record)
                 if on_episode is not None:
                     on_episode(record.key)
 
