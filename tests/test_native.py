@@ -410,3 +410,12 @@ def test_served_agent_answers_bad_requests_with_openai_style_errors() -> None:
         with urllib.request.urlopen(url.removesuffix("/v1") + "/stats", timeout=10) as response:
             stats = json.loads(response.read())
         assert stats["requests"] == 5 and stats["errors"] == 4 and stats["completions"] == 1
+
+
+def test_backoff_honours_retry_after_and_caps_the_wait() -> None:
+    from safeactbench.harness.openai_api import MAX_BACKOFF, backoff_delay
+
+    assert backoff_delay(0, 1.0, "2.5") == 2.5  # the server's Retry-After, in seconds
+    assert backoff_delay(0, 1.0, "3600") == MAX_BACKOFF
+    assert all(0 <= backoff_delay(3, 1.0, "Wed, 21 Oct 2026 07:28:00 GMT") <= 8 for _ in range(50))  # a date: ours
+    assert all(0 <= backoff_delay(20, 1.0) <= MAX_BACKOFF for _ in range(50))
