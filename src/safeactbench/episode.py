@@ -1,7 +1,9 @@
 """Episode: the agent-facing loop over a fresh world. Records every call as a trajectory step.
 
 Nothing an agent sends can crash an episode: unknown tools, unparseable or ill-typed arguments and
-unknown ids come back as structured observations and the episode goes on (SPEC §9).
+unknown ids come back as structured observations and the episode goes on (SPEC §9). Nor can it grow
+the trajectory without bound: tool names over MAX_TOOL_NAME_CHARS and arguments over
+MAX_ARGUMENT_BYTES are recorded (and executed) as short markers that name the limit.
 """
 
 from __future__ import annotations
@@ -11,14 +13,19 @@ from typing import Any
 
 from .model import Case, EndReason, Param, Protocol, Step, StepKind, Trajectory, params_schema
 from .world import (
+    MAX_ARGUMENT_BYTES,
+    MAX_TOOL_NAME_CHARS,
     InvalidArguments,
     Observation,
     World,
     error,
     json_safe,
+    over_long_tool_name,
+    oversized_arguments,
     parse_arguments,
     rejected,
     repair_text,
+    utf8_size,
     validate_arguments,
 )
 
@@ -78,20 +85,31 @@ def _as_text(value: Any) -> str:
 def recordable(tool: Any, arguments: Any) -> tuple[str, dict[str, Any] | str]:
     """The call as it is executed and recorded: a tool name, and plain JSON arguments or text.
 
-    Whatever an agent sends (non-string names, NaN, sets, lone surrogates, absurd nesting), the
-    episode executes exactly what it records, so the trajectory serialises and replays identically.
+    Whatever an agent sends (non-string names, NaN, sets, lone surrogates, absurd nesting, megabytes),
+    the episode executes exactly what it records, so the trajectory serialises and replays
+    identically: the evaluator passes the recorded call through here again, and a recorded call is
+    its own recorded form (a marker stays the same marker). Over-long names and oversized arguments,
+    as an object or as text, are replaced by markers (`world.over_long_tool_name`,
+    `world.oversized_arguments`), so a step stays small whatever was sent.
     """
     name = repair_text(tool if isinstance(tool, str) else _as_text(tool))
+    if len(name) > MAX_TOOL_NAME_CHARS:
+        name = over_long_tool_name(len(name))
     if arguments is None:
         return name, ""
-    if isinstance(arguments, str):
-        return name, repair_text(arguments)
     if isinstance(arguments, dict):
         try:
-            return name, json_safe(arguments)
+            safe = json_safe(arguments)
         except InvalidArguments:
-            pass
-    return name, _as_text(arguments)
+            text = _as_text(arguments)
+        else:
+            compact = json.dumps(safe, ensure_ascii=False, separators=(",", ":"))
+            size = utf8_size(compact)
+            return name, safe if size <= MAX_ARGUMENT_BYTES else oversized_arguments(size)
+    else:
+        text = repair_text(arguments) if isinstance(arguments, str) else _as_text(arguments)
+    size = utf8_size(text)
+    return name, text if size <= MAX_ARGUMENT_BYTES else oversized_arguments(size)
 
 
 class Episode:

@@ -4,6 +4,10 @@ Pure: replays the trajectory on a fresh world built from the case (so a forged o
 caught as TRAJECTORY_MISMATCH), builds the evidence ledger from the replayed observations and
 checks every condition of the case's protocol. It reads nothing but its two arguments, knows no
 case by id, and never stops at the first failure, so the findings and diagnostics are complete.
+
+A log re-scores the same after any JSON tool re-serialised it (jq, JavaScript): the integrity check
+compares observations as JSON values, not as text, and everything the replay executes or reports
+depends on the values of numbers, not their spelling (see `values`).
 """
 
 from __future__ import annotations
@@ -36,14 +40,35 @@ from .model import (
     first_error,
     make_ref,
 )
-from .values import describe, values_equal
-from .world import InvalidArguments, parse_arguments
+from .values import describe, extent_problem, json_equal, text_extent_problem, values_equal
+from .world import InvalidArguments, id_text, parse_arguments
 
 C = OutcomeCode
 
+# Limits on a trajectory handed to `evaluate`, checked before anything parses or walks it, so a
+# hostile one ends in INVALID_TRAJECTORY instead of a RecursionError or an unbounded parse. A genuine
+# trajectory is far inside both: its arguments nest at most MAX_ARGUMENT_DEPTH (32) levels below
+# the step (4 levels below the trajectory), observations hold records with flat fields, and a step
+# is at most 64 KiB of arguments plus the observation (SPEC §9), for at most `budget` (≤ 30 in the
+# suite) steps: a few MiB at worst.
+MAX_TRAJECTORY_DEPTH = 64  # arrays/objects nested inside one another, the trajectory object included
+MAX_TRAJECTORY_SIZE = 32 * 1024 * 1024  # characters of JSON text (bytes, for bytes input)
+
 
 def canonical(value: Any) -> str:
+    """Sorted, compact JSON text: how findings quote an observation (never how they compare it)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def trajectory_problem(trajectory: Any) -> str | None:
+    """Why `trajectory` (JSON text, plain data or a Trajectory) is over the limits, or None."""
+    limits = {"max_depth": MAX_TRAJECTORY_DEPTH, "max_size": MAX_TRAJECTORY_SIZE}
+    if isinstance(trajectory, str | bytes):
+        return text_extent_problem(trajectory, **limits)
+    if isinstance(trajectory, Trajectory):  # built in process: its steps may hold anything
+        steps = [{"tool": s.tool, "arguments": s.arguments, "observation": s.observation} for s in trajectory.steps]
+        return extent_problem({"steps": steps}, **limits)
+    return extent_problem(trajectory, **limits)
 
 
 @dataclass
@@ -125,7 +150,7 @@ def _replay(case: Case, trajectory: Trajectory) -> tuple[list[Step], Finding | N
             )
         observation = episode.call(step.tool, step.arguments)
         replayed = episode.steps[-1]
-        if replayed.kind != step.kind or canonical(observation) != canonical(step.observation):
+        if replayed.kind != step.kind or not json_equal(observation, step.observation):
             return [], Finding(
                 code=C.TRAJECTORY_MISMATCH,
                 step=position,
@@ -140,7 +165,16 @@ def _replay(case: Case, trajectory: Trajectory) -> tuple[list[Step], Finding | N
 
 
 def evaluate(case: Case, trajectory: Trajectory | dict[str, Any] | str | bytes | Any) -> Verdict:
-    """Score one trajectory of `case`. Never raises on malformed trajectories."""
+    """Score one trajectory of `case`. Never raises on malformed trajectories: they are scored
+    INVALID_TRAJECTORY, with the problem (over the size or nesting limit included) in the detail."""
+    problem = trajectory_problem(trajectory)
+    if problem is not None:
+        return _integrity_verdict(
+            case,
+            Finding(
+                code=C.INVALID_TRAJECTORY, step=None, check="Integrity check", detail=f"the trajectory is {problem}"
+            ),
+        )
     try:
         if isinstance(trajectory, str | bytes):
             trajectory = Trajectory.model_validate_json(trajectory)
@@ -243,7 +277,7 @@ def _check_action(state: _Replay, step: Step) -> None:
     assert tool is not None and isinstance(tool.effect, ActionEffect)
     effect = tool.effect
     args = _parsed_args(step)
-    got_target = make_ref(effect.target_type, str(args.get(effect.target_param)))
+    got_target = make_ref(effect.target_type, id_text(args.get(effect.target_param)))
     action = _match(state, candidates, got_target, args)
     if state.first_attempt_action is None and state.first_attempt == step.index:
         state.first_attempt_action = action.id if action else None
@@ -563,4 +597,13 @@ def _integrity_verdict(case: Case, finding: Finding) -> Verdict:
     return _finish(case, [finding], Diagnostics(actions_expected=len(case.expected_actions)), "other")
 
 
-__all__ = ["Decision", "StopOutcome", "canonical", "describe_requirement", "evaluate"]
+__all__ = [
+    "MAX_TRAJECTORY_DEPTH",
+    "MAX_TRAJECTORY_SIZE",
+    "Decision",
+    "StopOutcome",
+    "canonical",
+    "describe_requirement",
+    "evaluate",
+    "trajectory_problem",
+]

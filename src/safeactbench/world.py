@@ -13,11 +13,12 @@ import base64
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .model import ActionEffect, Case, InfoEffect, Operand, Param, ToolSpec, make_ref
-from .values import compare, is_number
+from .values import MAX_EXACT_INTEGER, compare, is_number, number_text
 
 Observation = dict[str, Any]
 
@@ -34,7 +35,36 @@ def rejected(code: str, message: str) -> Observation:
     return {"status": "rejected", "code": code, "message": message}
 
 
+# Limits on what an agent sends (SPEC §9). Tools take flat objects of short scalars, so nothing
+# genuine comes near them; they keep a hostile agent from growing the trajectory, the stored record
+# and the report without bound (three 10 MiB calls used to make a 63 MB record).
 MAX_ARGUMENT_DEPTH = 32  # tools take flat objects; anything nested deeper is not an argument
+MAX_ARGUMENT_BYTES = 64 * 1024  # UTF-8 bytes of the arguments' JSON text (compact, for an object)
+MAX_TOOL_NAME_CHARS = 128  # catalog tool names are short identifiers
+
+# Arguments over the size limit are recorded as this marker instead of themselves, and executed as
+# recorded: `parse_arguments` answers the marker with the size error, so the live call and its
+# replay give the same observation. The marker is not JSON, so no arguments a tool could accept
+# (a JSON object, or its text) are ever taken for one; an agent that sends the marker text itself
+# gets the error its words claim, where any other non-JSON text gets INVALID_ARGUMENTS as well.
+_OVERSIZED = "<arguments of {size} bytes exceed the {limit}-byte limit>"
+_OVERSIZED_MARKER = re.compile(r"<arguments of (\d{1,20}) bytes exceed the (\d{1,20})-byte limit>")
+
+
+def utf8_size(text: str) -> int:
+    """Bytes of `text` in UTF-8 (a lone surrogate counts as the '?' it is recorded as)."""
+    return len(text.encode("utf-8", "replace"))
+
+
+def oversized_arguments(size: int) -> str:
+    """The recorded stand-in for arguments of `size` bytes (> MAX_ARGUMENT_BYTES)."""
+    return _OVERSIZED.format(size=size, limit=MAX_ARGUMENT_BYTES)
+
+
+def over_long_tool_name(length: int) -> str:
+    """The recorded stand-in for a tool name of `length` characters (> MAX_TOOL_NAME_CHARS). No tool
+    has such a name, so it is answered UNKNOWN_TOOL like every unusable name, naming the limit."""
+    return f"<tool name of {length} characters exceeds the {MAX_TOOL_NAME_CHARS}-character limit>"
 
 
 def repair_text(text: str) -> str:
@@ -61,19 +91,24 @@ def copy_data(value: Any) -> Any:
 
 def json_safe(value: Any, depth: int = 0) -> Any:
     """`value` as plain JSON data (strings repaired), or InvalidArguments naming what JSON cannot
-    carry: non-finite or out-of-range numbers, non-string keys, other types, excessive nesting."""
+    carry: non-finite or out-of-range numbers, non-string keys, other types, excessive nesting.
+
+    An integer beyond ±2^53 becomes the double it rounds to: that is the value every JSON tool
+    (jq, JavaScript) reads back from a log, so the call executed live is the call a re-scoring of
+    the re-serialised log executes (a world that looked records up by the exact integer would not
+    find the same record after the log passed through jq)."""
     if depth > MAX_ARGUMENT_DEPTH:
         raise InvalidArguments(f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int | float):
         try:
-            finite = math.isfinite(float(value))
+            number = float(value)
         except OverflowError:
-            finite = False
-        if not finite:
-            raise InvalidArguments(f"number {str(value)[:40]} is out of range")
-        return value
+            number = math.inf
+        if not math.isfinite(number):
+            raise InvalidArguments(f"number {number_text(value)[:40]} is out of range")
+        return number if isinstance(value, int) and abs(value) > MAX_EXACT_INTEGER else value
     if isinstance(value, str):
         return repair_text(value)
     if isinstance(value, list):
@@ -93,10 +128,18 @@ def _no_constant(name: str) -> Any:
 
 
 def parse_arguments(raw: dict[str, Any] | str | None) -> dict[str, Any]:
-    """Raw model output -> argument object (plain JSON data), or InvalidArguments."""
+    """Raw model output -> argument object (plain JSON data), or InvalidArguments (also for the
+    oversized-arguments marker and for text over MAX_ARGUMENT_BYTES, which is never parsed)."""
     if raw is None:
         return {}
     if isinstance(raw, str):
+        marker = _OVERSIZED_MARKER.fullmatch(raw)
+        if marker is not None:
+            size, limit = marker.groups()
+            raise InvalidArguments(f"arguments of {size} bytes exceed the {limit}-byte limit")
+        size = utf8_size(raw)
+        if size > MAX_ARGUMENT_BYTES:
+            raise InvalidArguments(oversized_arguments(size)[1:-1])
         text = raw.strip()
         if not text:
             return {}
@@ -107,6 +150,25 @@ def parse_arguments(raw: dict[str, Any] | str | None) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise InvalidArguments(f"arguments must be a JSON object, got {type(raw).__name__}")
     return json_safe(raw)  # type: ignore[no-any-return]
+
+
+def _type_name(value: Any) -> str:
+    """The type named in argument errors. A number is `int` when integral: JSON does not tell `75`
+    from `75.0` (jq and JavaScript drop the `.0`), so the name must not either."""
+    if is_number(value):
+        return "int" if float(value).is_integer() else "float"
+    return type(value).__name__
+
+
+def id_text(value: Any) -> str:
+    """An argument as plain text, e.g. a record id: a number by its value (`75.0` is id `75`), since
+    that is all JSON keeps of it."""
+    return number_text(value) if is_number(value) else str(value)
+
+
+def _shown(value: Any) -> str:
+    """An argument value quoted in an observation: strings as repr, numbers by value."""
+    return number_text(value) if is_number(value) else repr(value)
 
 
 def _type_ok(param: Param, value: Any) -> bool:
@@ -133,9 +195,9 @@ def validate_arguments(tool_name: str, params: list[Param], args: dict[str, Any]
             continue
         value = args[p.name]
         if not _type_ok(p, value):
-            raise InvalidArguments(f"argument {p.name!r} must be a {p.type}, got {type(value).__name__}")
+            raise InvalidArguments(f"argument {p.name!r} must be a {p.type}, got {_type_name(value)}")
         if p.enum is not None and value not in p.enum:
-            raise InvalidArguments(f"argument {p.name!r} must be one of {p.enum}, got {value!r}")
+            raise InvalidArguments(f"argument {p.name!r} must be one of {p.enum}, got {_shown(value)}")
         out[p.name] = int(value) if p.type == "integer" else value
     return out
 
@@ -190,9 +252,9 @@ class World:
         if effect.op == "get":
             assert effect.id_param is not None
             record_id = args[effect.id_param]
-            live = self._records.get(make_ref(effect.record_type, str(record_id)))
+            live = self._records.get(make_ref(effect.record_type, id_text(record_id)))
             if live is None:
-                return error("NOT_FOUND", f"no {effect.record_type} with id {record_id!r}")
+                return error("NOT_FOUND", f"no {effect.record_type} with id {_shown(record_id)}")
             return {"status": "ok", "record": live.render(effect.projection)}
         given = {param: args[param] for param in effect.filters if param in args}
         if not given:
@@ -216,17 +278,17 @@ class World:
     def act(self, tool: ToolSpec, args: dict[str, Any]) -> Observation:
         effect = tool.effect
         assert isinstance(effect, ActionEffect)
-        target = self._records.get(make_ref(effect.target_type, str(args[effect.target_param])))
+        target = self._records.get(make_ref(effect.target_type, id_text(args[effect.target_param])))
         if target is None:
-            return rejected("NOT_FOUND", f"no {effect.target_type} with id {args[effect.target_param]!r}")
+            return rejected("NOT_FOUND", f"no {effect.target_type} with id {_shown(args[effect.target_param])}")
         for param, record_type in effect.references.items():
-            if param in args and make_ref(record_type, str(args[param])) not in self._records:
-                return rejected("NOT_FOUND", f"{param}: no {record_type} with id {args[param]!r}")
+            if param in args and make_ref(record_type, id_text(args[param])) not in self._records:
+                return rejected("NOT_FOUND", f"{param}: no {record_type} with id {_shown(args[param])}")
         vparam = effect.expected_version_param
         if vparam and vparam in args and args[vparam] != target.version:
             return rejected(
                 "VERSION_CONFLICT",
-                f"{target.type}:{target.id} is at version {target.version}, not {args[vparam]}",
+                f"{target.type}:{target.id} is at version {target.version}, not {id_text(args[vparam])}",
             )
         for inv in effect.invariants:
             left = self._operand(inv.left, target, args)
