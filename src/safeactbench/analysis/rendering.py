@@ -1,15 +1,35 @@
 """Rendering a `Report`: Markdown and one self-contained HTML page through the jinja2 templates next
-to this module, and `write_report`, which writes them with report.json and figures/*.png."""
+to this module, and `write_report`, which writes them with report.json and figures/*.png.
+
+Every string in a `Report` is plain text, and much of it is agent-controlled (tool names, arguments,
+observations, labels from run.json). Each renderer escapes it for the context it lands in:
+
+- HTML: jinja2 autoescaping; the embedded JSON goes through `_json_script`.
+- Markdown: every `{{ ... }}` is escaped by default (`_md_finalize` -> `md_text`: one line, Markdown
+  and HTML metacharacters neutralised), so a table cell, heading, paragraph, caption or alt text
+  cannot open a new block, a link, an HTML tag or a code span. Filters that emit Markdown themselves
+  return `MdSafe`, which is printed as is: `md_table` (cells escaped, pipes too), `md_code` (a fence
+  longer than any backtick run in the content, so the content can never close it) and `md_url`.
+
+Files are replaced atomically (`_write_atomic`): readers see the previous file or the new one, never
+a half-written one, and a failure leaves no temporary file behind.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import secrets
+from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from .runs import ReportError
 from .structure import Cell, Report, Table
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -29,12 +49,61 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+# ---------------------------------------------------------------------------- Markdown escaping
+
+
+class MdSafe(str):
+    """Markdown already escaped for its context: the Markdown template prints it unchanged."""
+
+    __slots__ = ()
+
+
+# every line ending CommonMark knows (\r, \n) and the other Unicode line separators
+_LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+# inline metacharacters (CommonMark and GFM: code, emphasis, links, tables, strikethrough, math,
+# heading closers), runs of '_', and the HTML ones, which become entities
+_SPECIAL = re.compile(r"_+|[\\`*\[\]|~#$&<>]")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# what would open a block at the start of a line: a list item or thematic break, an ordered item
+_BLOCK_START = re.compile(r"^([-+])(?=[\s\-+]|$)|^(\d{1,9})([.)])(?=\s|$)")
+
+
+def _escape_special(match: re.Match[str]) -> str:
+    text, start, end = match.string, match.start(), match.end()
+    token = match.group()
+    if token[0] != "_":
+        return _ENTITIES.get(token) or "\\" + token
+    # '_' between letters or digits can neither open nor close emphasis: keep snake_case readable
+    inside_word = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return token if inside_word else "\\_" * len(token)
+
+
+def md_text(text: str) -> str:
+    """Plain text as Markdown inline content on one line, shown literally wherever it is placed
+    (paragraph, heading, table cell, emphasis, alt text): no block, link, code span or HTML survives."""
+    flat = _LINE_BREAKS.sub(" ", text).strip()  # stripped: four leading spaces would make code
+    escaped = _SPECIAL.sub(_escape_special, flat)
+    return _BLOCK_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", escaped, count=1)
+
+
+def md_code(text: str) -> MdSafe:
+    """A fenced code block whose fence is longer than any backtick run in `text` (CommonMark), so
+    no line of `text` can close it."""
+    body = text.replace("\r\n", "\n").replace("\r", "\n")
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return MdSafe(f"{fence}text\n{body}\n{fence}")
+
+
+def md_url(path: str) -> MdSafe:
+    """A relative link destination: percent-encoded, so no space, bracket or parenthesis ends it."""
+    return MdSafe(quote(path))
 
 
 def _md_mark(cell: Cell) -> str:
-    text = _md_cell(cell.text)
+    text = md_text(cell.text)
+    if not text:
+        return text
     if cell.mark == "best":
         return f"**{text}**"
     if cell.mark == "second":
@@ -42,34 +111,45 @@ def _md_mark(cell: Cell) -> str:
     return text
 
 
-def _md_table(table: Table) -> str:
-    head = "| " + " | ".join(_md_cell(c) for c in table.columns) + " |"
+def md_table(table: Table) -> MdSafe:
+    """A GFM table; every cell is escaped text (`|` included), on one line."""
+    head = "| " + " | ".join(md_text(c) for c in table.columns) + " |"
     align = "|" + "|".join(":---" if i in table.text_columns else "---:" for i in range(len(table.columns))) + "|"
     rows = ["| " + " | ".join(_md_mark(c) for c in row) + " |" for row in table.rows]
-    return "\n".join([head, align, *rows])
+    return MdSafe("\n".join([head, align, *rows]))
 
 
-def _environment() -> Environment:
+def _md_finalize(value: Any) -> str:
+    """Every `{{ ... }}` of the Markdown template: escaped text unless already Markdown."""
+    return value if isinstance(value, MdSafe) else md_text(str(value))
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+@cache
+def _environment(markdown: bool) -> Environment:
     env = Environment(
         loader=FileSystemLoader(str(TEMPLATES)),
-        autoescape=lambda name: bool(name and name.endswith(".html.j2")),
+        autoescape=not markdown,
+        finalize=_md_finalize if markdown else None,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["md"] = _md_mark
-    env.filters["md_table"] = _md_table
+    if markdown:
+        env.filters.update(md_table=md_table, md_code=md_code, md_url=md_url)
     return env
 
 
 def render_markdown(report: Report) -> str:
-    return _environment().get_template("report.md.j2").render(report=report)
+    return _environment(True).get_template("report.md.j2").render(report=report)
 
 
 def render_html(report: Report) -> str:
     return (
-        _environment()
+        _environment(False)
         .get_template("report.html.j2")
         .render(
             report=report,
@@ -79,20 +159,66 @@ def render_html(report: Report) -> str:
     )
 
 
+# ---------------------------------------------------------------------------- writing
+
+
 def write_report(report: Report, out: Path) -> dict[str, Path]:
-    """report.md, report.html, report.json and figures/*.png under `out`; returns every path written."""
-    out.mkdir(parents=True, exist_ok=True)
-    figures_dir = out / "figures"
-    figures_dir.mkdir(exist_ok=True)
+    """report.md, report.html, report.json and figures/*.png under `out`; returns every path written.
+
+    Everything is rendered before anything is written; then each file is replaced atomically,
+    figures first and report.html last. An unusable `out` or a failed write is a `ReportError`
+    naming the path and the reason."""
+    files = _rendered(report)
+    _make_directory(out)
+    _make_directory(out / "figures")
     written: dict[str, Path] = {}
-    for figure in report.figures:
-        path = figures_dir / f"{figure.name}.png"
-        path.write_bytes(figure.png)
-        written[f"figures/{figure.name}.png"] = path
-    paths = {"markdown": out / "report.md", "html": out / "report.html", "data": out / "report.json"}
-    paths["markdown"].write_text(render_markdown(report), encoding="utf-8")
-    paths["html"].write_text(render_html(report), encoding="utf-8")
-    paths["data"].write_text(
-        json.dumps(report.data, indent=1, ensure_ascii=False, default=_json_default) + "\n", encoding="utf-8"
-    )
-    return {**paths, **written}
+    for key, name, content in files:
+        path = out / name
+        try:
+            _write_atomic(path, content)
+        except OSError as exc:
+            raise ReportError(f"{path}: cannot write the report ({_reason(exc)})") from None
+        written[key] = path
+    return written
+
+
+def _rendered(report: Report) -> list[tuple[str, str, bytes]]:
+    """(key, path under the report directory, content) of every file, in writing order."""
+    figures = [(f"figures/{f.name}.png", f"figures/{f.name}.png", f.png) for f in report.figures]
+    data = json.dumps(report.data, indent=1, ensure_ascii=False, default=_json_default) + "\n"
+    return [
+        *figures,
+        ("data", "report.json", data.encode("utf-8")),
+        ("markdown", "report.md", render_markdown(report).encode("utf-8")),
+        ("html", "report.html", render_html(report).encode("utf-8")),
+    ]
+
+
+def _make_directory(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise ReportError(f"{path}: exists and is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot create the report directory ({_reason(exc)})") from None
+
+
+def _write_atomic(path: Path, content: bytes) -> None:
+    """Write a temporary file next to `path`, sync it and rename it over `path`; on any failure
+    (an interrupt included) remove the temporary file and re-raise."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # O_EXCL: never write through someone else's file or link; 0o666 minus the umask, as open() does
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with open(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)

@@ -1,5 +1,8 @@
 """The report's structure: a `Report` of `Section`s holding `Table`s (of `Cell`s), `Figure`s and text
-`Block`s. Markdown and HTML are both rendered from it (see `rendering`), so they cannot disagree."""
+`Block`s. Markdown and HTML are both rendered from it (see `rendering`), so they cannot disagree.
+
+Every string here is plain text, never markup: much of it comes from agents and run files (tool
+names, arguments, configuration labels), and the renderers escape all of it for where it lands."""
 
 from __future__ import annotations
 
