@@ -13,14 +13,20 @@ keeping every episode already stored for `--resume`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import json
 import math
 import multiprocessing
 import os
 import queue
+import signal
+import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 from ..catalog import get_case
@@ -197,6 +203,9 @@ def run_native(
 # interleave and resume works as for one process. A worker whose endpoint refuses requests reports
 # it and stops; the others stop the same way soon after (the endpoint refuses them too), and every
 # record they send until then is still written.
+# Workers never outlive this process: each asks the OS to kill it when its parent dies (Linux) and
+# watches for that itself too (`_die_with_parent`), so even a SIGKILLed parent leaves none behind
+# still calling the endpoint; a SIGTERM unwinds through `run_sharded`, which stops them first.
 
 
 def run_sharded(
@@ -217,44 +226,105 @@ def run_sharded(
         processes.append(
             context.Process(
                 target=_worker,
-                args=(keys, endpoint, label, share, inbox),
+                args=(keys, endpoint, label, share, inbox, os.getpid()),
                 name=f"safeactbench-native-{index}",
                 daemon=True,
             )
         )
-    for process in processes:
-        process.start()
     running, refusal = workers, None
-    try:
-        while running:
-            try:
-                kind, payload = inbox.get(timeout=1.0)
-            except queue.Empty:
-                dead = [p for p in processes if p.exitcode not in (None, 0)]
-                if dead:
-                    raise RuntimeError(f"native worker {dead[0].name} died (exit code {dead[0].exitcode})") from None
-                continue
-            if kind == "record":
-                key, line = payload
-                appender.write_line(line)
-                if on_episode is not None:
-                    on_episode(tuple(key))
-            elif kind in ("done", "refused"):  # after a refusal, keep landing what the others finish
-                running -= 1
-                refusal = refusal or (payload if kind == "refused" else None)
-            else:  # "error": a worker's unexpected exception, with its traceback
-                raise RuntimeError(f"native worker failed:\n{payload}")
-    finally:
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-            process.join(timeout=5)
+    with _sigterm_unwinds():
+        try:
+            for process in processes:
+                process.start()
+            while running:
+                try:
+                    kind, payload = inbox.get(timeout=1.0)
+                except queue.Empty:
+                    dead = [p for p in processes if p.exitcode not in (None, 0)]
+                    if dead:
+                        raise RuntimeError(
+                            f"native worker {dead[0].name} died (exit code {dead[0].exitcode})"
+                        ) from None
+                    continue
+                if kind == "record":
+                    key, line = payload
+                    appender.write_line(line)
+                    if on_episode is not None:
+                        on_episode(tuple(key))
+                elif kind in ("done", "refused"):  # after a refusal, keep landing what the others finish
+                    running -= 1
+                    refusal = refusal or (payload if kind == "refused" else None)
+                else:  # "error": a worker's unexpected exception, with its traceback
+                    raise RuntimeError(f"native worker failed:\n{payload}")
+        finally:
+            started = [p for p in processes if p.pid is not None]
+            for process in started:  # signal them all first: they stop together, not one by one
+                if process.is_alive():
+                    process.terminate()
+            for process in started:
+                process.join(timeout=5)
+                if process.is_alive():
+                    process.kill()
+                    process.join(timeout=5)
     if refusal is not None:
         raise EndpointRefused(refusal)
 
 
-def _worker(keys: list[EpisodeKey], endpoint: Endpoint, label: str, concurrency: int, outbox: Any) -> None:
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While the workers run, SIGTERM raises SystemExit(143) here instead of ending this process on
+    the spot, so `finally` blocks run: the workers are stopped and the run store closed, as SIGINT
+    (KeyboardInterrupt) already does. Only in the main thread (where handlers run) and only over
+    the default action: a handler someone installed, or an ignored SIGTERM, is left alone."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def unwind(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, unwind)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PARENT_POLL_S = 0.5
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when its parent (pid `parent`) ends, however it ends; at once if it already
+    has. On Linux the kernel sends SIGKILL on the parent's death (PR_SET_PDEATHSIG; it tracks the
+    parent *thread* that started us, which `run_sharded` keeps alive until we are joined). A daemon
+    thread also polls for re-parenting: the fallback where prctl is missing (other systems, other
+    libcs, seccomp sandboxes)."""
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError, AttributeError):  # no libc or no prctl: the poll suffices
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL))
+    # After the prctl: a parent that died before it (while this process was starting) is caught here.
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:  # once the parent dies we are re-parented (to init or a subreaper)
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)  # no clean-up: nobody is left to receive our records
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker(
+    keys: list[EpisodeKey],
+    endpoint: Endpoint,
+    label: str,
+    concurrency: int,
+    outbox: Any,
+    parent: int,
+) -> None:
     """A worker process: play the episodes named by `keys`, send each record back as JSON."""
+    _die_with_parent(parent)
     try:
         jobs = [Job(get_case(case_id, condition), condition, repetition) for case_id, condition, repetition in keys]
 
