@@ -34,6 +34,7 @@ from safeactbench.analysis.metrics import (
 )
 from safeactbench.analysis.runs import (
     ReportError,
+    Run,
     config_label,
     group_configurations,
     latest,
@@ -287,24 +288,24 @@ def write_run(directory: Path, meta: dict[str, Any], records: list[EpisodeRecord
     return directory
 
 
-def test_configurations_merge_runs_and_label_harnesses(tmp_path: Path) -> None:
-    a1 = write_run(
-        tmp_path / "a1", {"harness": "scripted", "planned": 2}, [rec("x", agent="eager"), rec("y", agent="eager")]
+def test_configurations_merge_runs_and_label_harnesses() -> None:
+    def run(name: str, config: dict[str, Any], records: list[EpisodeRecord], **meta: Any) -> Run:
+        return Run(path=Path(name), meta={"config": config, **meta}, records=records)
+
+    scripted = {"agent": "eager", "harness": "scripted"}
+    a1 = run("a1", scripted, [rec("x", agent="eager"), rec("y", agent="eager")], planned=2)
+    a2 = run("a2", scripted, [rec("x", agent="eager", repetition=1)])
+    m = run(
+        "m", {"agent": "openai/gpt-x", "model": "openai/gpt-x", "harness": "inspect"}, [rec("x", agent="openai/gpt-x")]
     )
-    a2 = write_run(tmp_path / "a2", {"harness": "scripted"}, [rec("x", agent="eager", repetition=1)])
-    m = write_run(
-        tmp_path / "m",
-        {"agent": None, "model": "openai/gpt-x", "harness": "inspect"},
-        [rec("x", agent="openai/gpt-x")],
-    )
-    runs = load_runs([a1, m, a2])
-    configs = group_configurations(runs)
+    configs = group_configurations([a1, m, a2])
     assert [c.label for c in configs] == ["eager", "openai/gpt-x · inspect"]
     eager = configs[0]
     assert [name for name, _ in eager.replicates()] == ["a1#0", "a2#1"]
     assert len(eager.scored()) == 3
-    assert config_label({"agent": "claude", "harness": "command"}, []) == "claude · command"
-    assert runs[0].planned == 2 and runs[2].planned is None
+    assert config_label({"config": {"agent": "claude", "harness": "command"}}, []) == "claude · command"
+    assert config_label({}, [rec("x", agent="b")]) == "b"  # an older run.json: the records name it
+    assert a1.planned == 2 and a2.planned is None
 
 
 def test_latest_prefers_a_completed_retry() -> None:

@@ -6,20 +6,22 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from safeactbench.agents import get_agent
 from safeactbench.analysis import ReportError
 from safeactbench.analysis.command import report
 from safeactbench.analysis.report import build_report
 from safeactbench.analysis.runs import load_runs
+from safeactbench.catalog import get_case
 from safeactbench.cli import app
-from safeactbench.model import Protocol
-from safeactbench.store import EpisodeRecord, read_episodes
+from safeactbench.model import Case, Protocol
+from safeactbench.runconfig import RunConfig
+from safeactbench.runner import Job, missing_record, play_scripted
+from safeactbench.store import EpisodeRecord, RunStore
 from safeactbench.suite.data import load_suite
 
 AGENTS = ("reference", "eager", "skeptic")
@@ -156,83 +158,76 @@ def test_chosen_episodes_and_errors(runs: dict[str, Path], tmp_path: Path) -> No
 # ---------------------------------------------------------------------------- derived runs
 
 
-def derive(src: Path, dst: Path, extra: list[EpisodeRecord]) -> Path:
-    shutil.copytree(src, dst)
-    with (dst / "episodes.jsonl").open("a", encoding="utf-8") as handle:
-        handle.writelines(r.model_dump_json() + "\n" for r in extra)
-    return dst
+def store_run(directory: Path, config: RunConfig, records: list[EpisodeRecord]) -> Path:
+    """A run directory written through the run store, as a harness writes it."""
+    store = RunStore(directory)
+    store.open(config, {}, planned=len(records), resume=False)
+    with store.appender() as appender:
+        for record in records:
+            appender.write(record)
+    store.release()
+    return directory
+
+
+def mixed_agent_records(cases: list[Case], conditions: tuple[str, ...], repetition: int = 0) -> list[EpisodeRecord]:
+    """Genuine episodes of 'mixed', an agent that acts at once on every other case (as `eager`) and
+    investigates properly on the rest (as `reference`)."""
+    agents = (get_agent("eager"), get_agent("reference"))
+    return [
+        play_scripted(Job(get_case(case.id, condition), condition, repetition), agents[i % 2]).model_copy(
+            update={"agent": "mixed"}
+        )
+        for condition in conditions
+        for i, case in enumerate(cases)
+    ]
 
 
 def test_interventions_static_gap_repetitions_and_missing(runs: dict[str, Path], tmp_path: Path) -> None:
-    eager = read_episodes(runs["eager"] / "episodes.jsonl")
-    v1 = sorted((r for r in eager if r.protocol == Protocol.V1), key=lambda r: r.case_id)
-    extra: list[EpisodeRecord] = []
-    for i, r in enumerate(v1):
-        assert r.verdict is not None
-        diagnostics = r.verdict.diagnostics
-        if i % 2:  # every other withheld episode does not act
-            diagnostics = diagnostics.model_copy(update={"action_attempts": 0, "first_action_step": None})
-        verdict = r.verdict.model_copy(update={"diagnostics": diagnostics})
-        extra.append(r.model_copy(update={"condition": "withheld", "protocol": Protocol.V0, "verdict": verdict}))
-        static_verdict = r.verdict.model_copy(update={"score": 1, "protocol": Protocol.LEGACY, "failure_mode": None})
-        extra.append(
-            r.model_copy(update={"condition": "static", "protocol": Protocol.LEGACY, "verdict": static_verdict})
-        )
-    extra.append(
-        v1[0].model_copy(
-            update={
-                "case_id": "SAB-V1-001",
-                "condition": "original",
-                "repetition": 5,
-                "status": "missing",
-                "missing_reason": "api_error: 529",
-                "verdict": None,
-            }
-        )
-    )
-    derived = derive(runs["eager"], tmp_path / "eager-iv", extra)
-    again = tmp_path / "eager-again"
-    shutil.copytree(runs["eager"], again)  # a second run of the same configuration
-    started = time.perf_counter()
+    v1 = sorted((c for c in load_suite() if c.protocol == Protocol.V1), key=lambda c: c.id)
+    n = len(v1)
+    config = RunConfig(agent="mixed", harness="scripted", conditions=["original", "withheld", "static"])
+    records = mixed_agent_records(v1, ("original", "withheld", "static"))
+    lost = Job(get_case("SAB-V1-001"), "original", 5)
+    records.append(missing_record(lost, config, "api_error: 529"))
+    derived = store_run(tmp_path / "mixed-iv", config, records)
+    again = store_run(tmp_path / "mixed-again", config, mixed_agent_records(v1, ("original",)))
     written = report([runs["reference"], derived, again], tmp_path / "report")
-    elapsed = time.perf_counter() - started
     html = written["html"].read_text()
     assert "interventions" in section_ids(html)
     assert {"figures/interventions_action.png", "figures/first_action_timing.png"} <= set(written)
     data = json.loads(written["data"].read_text())
 
-    withheld = data["interventions"]["eager"]["withheld"]
-    n = len(v1)
+    # computed by hand from the episodes: the eager half acts under every condition, the careful
+    # half acts on originals only
+    eager_half, careful_half = (n + 1) // 2, n // 2
+    withheld = data["interventions"]["mixed"]["withheld"]
     assert withheld["episodes"] == n
-    assert withheld["action_probability"]["estimate"] == pytest.approx(((n + 1) // 2) / n)
+    assert withheld["action_probability"]["estimate"] == pytest.approx(eager_half / n)
     reduction = withheld["reduction_vs_original_points"]
-    assert reduction["estimate"] == pytest.approx(100 * (n // 2) / n)
+    assert reduction["estimate"] == pytest.approx(100 * careful_half / n)
     assert reduction["low"] <= reduction["estimate"] <= reduction["high"]
-    assert data["interventions"]["eager"]["original"]["action_probability"]["estimate"] == 1.0
+    assert data["interventions"]["mixed"]["original"]["action_probability"]["estimate"] == 1.0
     curve = withheld["first_action_curve"]
-    assert curve == sorted(curve) and curve[-1] == pytest.approx(((n + 1) // 2) / n)
+    assert curve == sorted(curve) and curve[-1] == pytest.approx(eager_half / n)
 
-    gap = data["static_gap"]["eager"]["static vs original"]
-    assert gap["pairs"] == n and gap["static_accuracy"] == 1.0 and gap["interactive_ecs"] == 0.0
-    assert gap["gap_points"]["estimate"] == pytest.approx(100.0)
+    gap = data["static_gap"]["mixed"]["static vs original"]
+    assert gap["pairs"] == n and gap["static_accuracy"] == 1.0
+    assert gap["interactive_ecs"] == pytest.approx(careful_half / n)
+    assert gap["gap_points"]["estimate"] == pytest.approx(100 * eager_half / n)
 
-    reps = data["repetitions"]["eager"]
-    assert list(reps["runs"]) == ["eager-iv#0", "eager-again#0"]
+    reps = data["repetitions"]["mixed"]
+    assert list(reps["runs"]) == ["mixed-iv#0", "mixed-again#0"]
     assert reps["sd"] == 0.0  # the scripted agent is deterministic
 
     coverage = {Path(r["run"]).name: r for r in data["runs"]}
-    assert coverage["eager-iv"]["missing"] == {"api_error": 1}
-    assert elapsed < 60
+    assert coverage["mixed-iv"]["missing"] == {"api_error": 1}
 
 
 def test_degenerate_inputs_still_give_every_section(runs: dict[str, Path], tmp_path: Path) -> None:
     """A run whose episodes are all missing, alone and next to a real run: no crash, honest dashes."""
-    records = read_episodes(runs["eager"] / "episodes.jsonl")[:20]
-    broken = tmp_path / "broken"
-    broken.mkdir()
-    (broken / "run.json").write_text(json.dumps({"agent": "gpt-x", "harness": "inspect", "planned": 20}))
-    lost = {"status": "missing", "missing_reason": "api_error: overloaded", "verdict": None, "agent": "gpt-x"}
-    (broken / "episodes.jsonl").write_text("".join(r.model_copy(update=lost).model_dump_json() + "\n" for r in records))
+    config = RunConfig(agent="gpt-x", harness="inspect", model="gpt-x")
+    jobs = [Job(case, "original", 0) for case in list(load_suite())[:20]]
+    broken = store_run(tmp_path / "broken", config, [missing_record(j, config, "api_error: overloaded") for j in jobs])
 
     alone = report([broken], tmp_path / "alone")
     md = alone["markdown"].read_text()

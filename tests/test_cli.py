@@ -33,8 +33,9 @@ def test_reference_scores_every_case(tmp_path: Path) -> None:
     assert all(r.verdict.score == 1 for r in records)
     meta = json.loads((tmp_path / "reference" / "run.json").read_text())
     assert meta["completed"] == meta["planned"] == len(records)
-    for key in ("suite_version", "suite_checksum", "package_version", "created_at", "finished_at"):
+    for key in ("suite_version", "config_id", "package_version", "created_at", "finished_at"):
         assert meta[key]
+    assert meta["config"]["suite"]["checksum"] and meta["config"]["agent"] == "reference"
 
 
 @pytest.mark.parametrize(

@@ -227,11 +227,10 @@ def test_resume_refuses_garbage_in_the_middle_and_keeps_the_file(tmp_path: Path)
     path.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
     before = path.read_bytes()
     with pytest.raises(StoreError, match=r"episodes\.jsonl:2: "):
-        RunStore(out).open({}, resume=True)
+        RunStore(out).checked_records()
     assert path.read_bytes() == before  # nothing after the bad line was thrown away
-    code, output = invoke(
-        "run", "--agent", "reference", "--cases", SUITE[0].id, "--out", str(out), "--resume", "--no-report"
-    )
+    cases = ",".join(c.id for c in SUITE[:3])  # the run's own options: only the file is wrong
+    code, output = invoke("run", "--agent", "reference", "--cases", cases, "--out", str(out), "--resume", "--no-report")
     assert code == 2 and "episodes.jsonl:2" in output
 
 
@@ -253,7 +252,7 @@ def test_a_broken_run_json_is_named_on_resume(tmp_path: Path) -> None:
     for content in ["{oops", "[1, 2]", "\udcff"]:
         (out / "run.json").write_text(content, encoding="utf-8", errors="surrogateescape")
         with pytest.raises(StoreError, match=r"run\.json"):
-            RunStore(out).open({}, resume=True)
+            RunStore(out).checked_records()
 
 
 # ---------------------------------------------------------------------------- run directories
@@ -272,7 +271,7 @@ def run_into(out: str, *extra: str) -> tuple[int, str]:
     return invoke("run", "--agent", "reference", "--cases", V1.id, "--out", out, "--no-report", *extra)
 
 
-RUN_FILES = {"episodes.jsonl", "run.json"}
+RUN_FILES = {"episodes.jsonl", "run.json", ".lock"}
 
 
 def inside(created: set[str], run_dir: str) -> set[str]:

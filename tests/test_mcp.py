@@ -111,7 +111,7 @@ def test_harness_cmd_runs_an_external_agent_per_case(tmp_path: Path) -> None:
     assert all(r.status == "completed" and r.verdict.score == 1 for r in records)
     assert all(r.harness == "command" and r.agent == "fake-cli" for r in records)
     meta = json.loads((out / "run.json").read_text())
-    assert meta["harness"] == "command" and meta["completed"] == len(cases)
+    assert meta["config"]["harness"] == "command" and meta["completed"] == len(cases)
 
 
 def test_harness_crash_and_timeout_are_missing_not_failures(tmp_path: Path) -> None:

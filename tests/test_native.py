@@ -56,6 +56,14 @@ def served(agent: str, *options: str) -> Iterator[str]:
             process.kill()
 
 
+def free_port() -> str:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return str(probe.getsockname()[1])
+
+
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> tuple[int, str]:
     done = subprocess.run(
         [sys.executable, "-m", "safeactbench", *args],
@@ -92,8 +100,8 @@ def test_reference_agent_over_http_scores_every_case_and_records_what_the_in_pro
         local = play_scripted(Job(get_case(record.case_id, record.condition), record.condition, 0), reference)
         assert record.trajectory == local.trajectory, record.case_id
     meta = json.loads((out / "run.json").read_text())
-    assert meta["harness"] == "native" and meta["completed"] == len(records)
-    assert meta["endpoint"] == {"base_url": url, "model": "served", "params": {}}
+    assert meta["config"]["harness"] == "native" and meta["completed"] == len(records)
+    assert meta["config"]["endpoint"] == url and meta["config"]["model_args"] == {}
 
 
 def test_inspect_and_native_harnesses_record_the_same_episodes(tmp_path: Path) -> None:
@@ -174,14 +182,15 @@ def test_api_failures_are_retried_then_stored_as_missing_and_resumed(tmp_path: P
         code, output = native(url, tmp_path / "retried", "--cases", cases)
         assert code == 0, output
         assert all(r.status == "completed" for r in read_episodes(tmp_path / "retried" / "episodes.jsonl"))
-    with served("reference", "--fail", "2") as url:  # with one retry, the API fails every episode for good
+    port = free_port()  # the endpoint is part of the run's configuration: the recovered server is at the same URL
+    with served("reference", "--fail", "2", "--port", port) as url:  # with one retry, every episode fails for good
         code, output = native(url, out, "--cases", cases, "--model-arg", "max_retries=1")
     assert code == 0, output
     records = read_episodes(out / "episodes.jsonl")
     assert [r.status for r in records] == ["missing"] * 3
     assert all(r.missing_reason and r.missing_reason.startswith("runtime_error: HTTP 500") for r in records)
     assert "runtime failures" in output and "0/3" in output
-    with served("reference") as url:
+    with served("reference", "--port", port) as url:
         code, output = native(url, out, "--cases", cases, "--resume")
     assert code == 0, output
     latest = {r.key: r for r in read_episodes(out / "episodes.jsonl")}  # a completed retry supersedes

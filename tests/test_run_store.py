@@ -97,16 +97,19 @@ def test_appender_writes_whole_lines_from_many_threads_and_flushes_each_at_once(
     import threading
 
     from safeactbench.agents import get_agent
+    from safeactbench.runconfig import RunConfig
     from safeactbench.runner import Job, play_scripted
     from safeactbench.store import RunStore
 
     store = RunStore(tmp_path / "run")
-    store.open({}, resume=False)
+    store.open(RunConfig(agent="reference", harness="scripted"), {}, planned=40, resume=False)
     records = [play_scripted(Job(c, "original", 0), get_agent("reference")) for c in list(load_suite())[:40]]
     with store.appender() as appender:
         appender.write(records[0])
         # flushed to the OS at once: another reader (or a resume after a kill) sees it before close
-        assert read_episodes(store.episodes_path) == records[:1]
+        [first] = read_episodes(store.episodes_path)
+        assert first.model_copy(update={"config_id": None, "suite_checksum": None}) == records[0]
+        assert first.config_id == store.config().fingerprint
         threads = [threading.Thread(target=lambda r=r: appender.write(r)) for r in records[1:]]
         for thread in threads:
             thread.start()
@@ -114,3 +117,4 @@ def test_appender_writes_whole_lines_from_many_threads_and_flushes_each_at_once(
             thread.join()
     stored = read_episodes(store.episodes_path)
     assert sorted(r.key for r in stored) == sorted(r.key for r in records)
+    store.release()

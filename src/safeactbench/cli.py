@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
-from .catalog import CONDITIONS, UnknownCase, get_case, played
-from .evaluator import evaluate
-from .harness.prompts import PROMPT_VERSION
+from .catalog import CONDITIONS, UnknownCase, played
 from .model import Case
 from .public import public_view
+from .runconfig import EXECUTION_ARGS, SECRET_ARGS, RunConfig, public_url
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
-from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_episodes
+from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, read_numbered, run_config
 from .suite.data import CaseFileError, load_suite
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ MODEL_HARNESSES = ("inspect", "native")
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(code)
 
 
@@ -56,9 +56,11 @@ def select_cases(protocol: str | None, domain: str | None, case_ids: str | None)
     ]
     cases = suite
     for option, value, key in filters:
+        if value is None:
+            continue
         wanted = _split(value)
         if not wanted:
-            continue
+            raise fail(f"{option}: no values in {value!r}")
         known = {key(c) for c in suite}
         unknown = set(wanted) - known
         if unknown:
@@ -93,7 +95,7 @@ def _pct(rate: Rate | None) -> str:
 
 def ecs_table(records: list[EpisodeRecord], title: str) -> Table:
     s = summary(records)
-    table = Table(title=title, min_width=len(title) + 4)
+    table = Table(title=escape(title), min_width=len(title) + 4)
     table.add_column("protocol")
     table.add_column("ECS", justify="right")
     by_protocol: dict[str, Rate] = s["by_protocol"]  # type: ignore[assignment]
@@ -195,10 +197,13 @@ def run(
     report: Annotated[bool, typer.Option(help="write OUT/report (report.md, report.html) at the end")] = True,
 ) -> None:
     """Run an agent (scripted, or a model via Inspect AI) on the suite; ECS table and report at the end."""
-    conditions = _split(condition) or ["original"]
-    unknown = set(conditions) - set(CONDITIONS)
+    given = _split(condition)
+    if not given:
+        raise fail(f"--condition: no values in {condition!r}")
+    unknown = set(given) - set(CONDITIONS)
     if unknown:
         raise fail(f"--condition: unknown {sorted(unknown)}; available: {list(CONDITIONS)}")
+    conditions = [c for c in CONDITIONS if c in given]  # one order, so one plan, however they are listed
     selected = select_cases(protocol, domain, case_ids)
     jobs = plan(selected, conditions, repeat)
     if limit is not None:
@@ -212,84 +217,115 @@ def run(
     if workers and harness_name != "native":
         raise fail("--workers: only --harness native runs in worker processes")
     args = _model_args(model_arg)
-    if harness_cmd is not None:
-        name, harness = label or "command", "command"
-    elif model is not None:
-        name, harness = model, harness_name
-        if harness == "native":
-            endpoint = _native_endpoint(model, args)
-    else:
-        try:
-            scripted = get_agent(agent)
-        except KeyError as exc:
-            raise fail(f"--agent: {exc.args[0]}") from None
-        name, harness = scripted.name, "scripted"
+    filters = {"protocol": protocol, "domain": domain, "cases": case_ids}
+    config = _run_config(RunConfig(agent=agent, harness="scripted", conditions=conditions, filters=filters),
+                         model=model, harness=harness_name, args=args, command=harness_cmd, label=label)  # fmt: skip
     try:
         store = RunStore(out)
+        execution = {k: v for k, v in args.items() if k in EXECUTION_ARGS}
+        done = store.open(config, run_metadata(repeat=repeat, execution=execution), planned=len(jobs), resume=resume)
     except StoreError as exc:
         raise fail(str(exc)) from None
-    meta = run_metadata(
-        selected,
-        jobs,
-        agent=label,
-        harness=harness,
-        model=model,
-        conditions=conditions,
-        repeat=repeat,
-        prompt_version=PROMPT_VERSION,
-        filters={"protocol": protocol, "domain": domain, "cases": case_ids},
-    )
-    if harness == "native":  # where the episodes were sent (the key is never recorded)
-        meta["endpoint"] = {"base_url": endpoint.base_url, "model": endpoint.model, "params": endpoint.params}
     try:
-        done = store.open(meta, resume=resume)
+        _play(config, store, jobs, done, args, timeout=timeout, max_concurrency=max_concurrency, workers=workers)
+        meta = finish(store)
     except StoreError as exc:
-        raise fail(str(exc)) from None
-    if harness == "native":
-        _play_native(store, jobs, done, endpoint, max_concurrency, name, workers)
-    elif model is None:
-        if harness_cmd is not None:
-            from .harness.command import play_command
-
-            cmd = harness_cmd
-
-            def play(job: Job) -> EpisodeRecord:
-                return play_command(job, cmd, store.directory, timeout, name)
-
-            workers = max_concurrency
-        else:
-
-            def play(job: Job) -> EpisodeRecord:
-                return play_scripted(job, scripted)
-
-            workers = 1
-        with progress_bar() as bar:
-            task = bar.add_task(name, total=len(jobs), completed=len(done & {j.key for j in jobs}))
-            execute(jobs, play, store, done, lambda _: bar.advance(task), workers=workers)
-    else:
-        from .harness.inspect_run import run_with_inspect
-
-        run_with_inspect(
-            store,
-            done,
-            model=model,
-            protocol=protocol,
-            domain=domain,
-            cases=case_ids,
-            conditions=conditions,
-            repeat=repeat,
-            max_concurrency=max_concurrency,
-            limit=limit,
-            model_args=args,
-        )
-    meta = finish(store)
-    console.print(ecs_table(store.records(), f"ECS of {name} ({meta['completed']}/{meta['planned']} episodes)"))
+        raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
+    finally:
+        store.release()
+    console.print(ecs_table(store.records(), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)"))
     if meta.get("missing"):
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
-    console.print(f"episodes: {store.episodes_path}")
+    console.print(f"episodes: {escape(str(store.episodes_path))}")
     if report:
         paths = write_report([store.directory], store.directory / "report")
         console.print(f"report: {paths['html']}")
+
+
+def _run_config(
+    base: RunConfig, *, model: str | None, harness: str, args: dict[str, Any], command: str | None, label: str | None
+) -> RunConfig:
+    """The run's configuration: `base` (a scripted agent, conditions, filters) made into the one the
+    options ask for; unknown agents, providers and unusable endpoints fail here, before any file."""
+    if command is not None:
+        return base.model_copy(update={"agent": label or "command", "harness": "command", "command": command})
+    if model is not None and harness == "native":
+        endpoint = _native_endpoint(model, args)
+        update: dict[str, Any] = {"model_args": endpoint.params, "endpoint": public_url(endpoint.base_url)}
+        return base.model_copy(update={"agent": model, "harness": "native", "model": model, **update})
+    if model is not None:
+        _check_inspect_model(model)
+        base_url = args.get("base_url")
+        update = {
+            "model_args": {k: v for k, v in args.items() if k != "base_url" and k not in EXECUTION_ARGS},
+            "endpoint": None if base_url is None else public_url(str(base_url)),
+        }
+        return base.model_copy(update={"agent": model, "harness": "inspect", "model": model, **update})
+    try:
+        return base.model_copy(update={"agent": get_agent(base.agent).name})
+    except KeyError as exc:
+        raise fail(f"--agent: {exc.args[0]}") from None
+
+
+def _play(
+    config: RunConfig,
+    store: RunStore,
+    jobs: list[Job],
+    done: set[EpisodeKey],
+    args: dict[str, Any],
+    *,
+    timeout: float,
+    max_concurrency: int,
+    workers: int,
+) -> None:
+    """Play the jobs not yet done with the configuration's harness, each episode into `store`."""
+    pending = [job for job in jobs if job.key not in done]
+    name = config.agent
+    if config.harness == "native":
+        _play_native(store, jobs, done, _native_endpoint(name, args), max_concurrency, name, workers)
+        return
+    if config.harness == "inspect":
+        from .harness.inspect_run import InspectFailed, run_with_inspect
+
+        try:
+            run_with_inspect(store, pending, model=name, max_concurrency=max_concurrency, model_args=args)
+        except InspectFailed as exc:
+            raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
+        return
+    if config.harness == "command":
+        from .harness.command import play_command
+
+        command = config.command or ""
+
+        def play(job: Job) -> EpisodeRecord:
+            return play_command(job, command, store.directory, timeout, name)
+
+        threads = max_concurrency
+    else:
+        scripted = get_agent(name)
+
+        def play(job: Job) -> EpisodeRecord:
+            return play_scripted(job, scripted)
+
+        threads = 1
+    with progress_bar() as bar:
+        task = bar.add_task(escape(name), total=len(jobs), completed=len(jobs) - len(pending))
+        execute(jobs, play, store, done, lambda _: bar.advance(task), workers=threads)
+
+
+STORED_SO_FAR = "the episodes finished so far are stored; fix this and rerun with --resume"
+
+
+def _check_inspect_model(model: str) -> None:
+    """Fail early, with Inspect's own providers listed, on a model whose provider Inspect lacks."""
+    from .harness.inspect_run import inspect_providers
+
+    provider, sep, name = model.partition("/")
+    if not sep or not name:
+        raise fail(f"--model: expected PROVIDER/MODEL (e.g. openai/gpt-4o-mini), got {model!r}")
+    providers = inspect_providers()
+    if providers and provider not in providers:
+        raise fail(f"--model: Inspect AI has no model provider {provider!r}; providers: {', '.join(sorted(providers))}")
 
 
 def _play_native(
@@ -305,7 +341,7 @@ def _play_native(
     from .harness.openai_api import EndpointRefused
 
     with progress_bar() as bar:
-        task = bar.add_task(name, total=len(jobs), completed=len(done & {j.key for j in jobs}))
+        task = bar.add_task(escape(name), total=len(jobs), completed=len(done & {j.key for j in jobs}))
 
         def advance(_: object) -> None:
             bar.advance(task)
@@ -314,8 +350,7 @@ def _play_native(
             run_native(store, jobs, done, endpoint, max_concurrency, advance, label=name, workers=workers)
         except EndpointRefused as exc:
             finish(store)
-            stored = "the episodes finished so far are stored; fix this and rerun with --resume"
-            raise fail(f"{exc}\n{stored}", 1) from None
+            raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
 
 
 def _native_endpoint(model: str, args: dict[str, Any]) -> Endpoint:
@@ -333,6 +368,11 @@ def _model_args(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise fail(f"--model-arg: expected KEY=VALUE, got {pair!r}")
+        if key.lower() in SECRET_ARGS:
+            raise fail(
+                f"--model-arg {key}: credentials are read from the environment only (e.g. OPENAI_API_KEY, or "
+                "the variable named by api_key_env=VARIABLE), so they never reach a shell history or run.json"
+            )
         out[key] = model_arg_value(value)
     return out
 
@@ -359,36 +399,62 @@ def evaluate_cmd(
     trajectories: Annotated[Path, typer.Argument(help="an episodes.jsonl (or any JSONL of episode records)")],
     out: Annotated[Path | None, typer.Option(help="write the re-scored episodes here")] = None,
 ) -> None:
-    """Re-score saved episodes by replaying them on fresh worlds; report changed verdicts."""
+    """Re-score saved episodes by replaying them on fresh worlds; report changed verdicts.
+
+    Nothing a record claims about its own score is trusted: protocol, domain and family come from
+    the suite, every verdict is derived again from its trajectory. In a run directory every record
+    must belong to the run (run.json); a file of records must hold one configuration; an episode
+    recorded twice is an error."""
+    from .verify import verify_records
+
+    meta_path = trajectories.parent / "run.json"
     try:
-        records = read_episodes(trajectories)
+        numbered = read_numbered(trajectories)
+        if not numbered:
+            raise fail(f"{trajectories}: no episode records")
+        run = None
+        planned = None
+        if trajectories.name == "episodes.jsonl" and meta_path.is_file():
+            meta = read_meta(meta_path)
+            config = run_config(meta, meta_path)
+            run, planned = (config.fingerprint, config.suite.checksum), meta.get("planned")
+        verified = verify_records(numbered, trajectories, run=run)
     except StoreError as exc:
         raise fail(str(exc)) from None
-    rescored: list[EpisodeRecord] = []
-    changed = 0
-    for number, record in enumerate(records, start=1):
-        try:
-            case = get_case(record.case_id, record.condition)
-        except UnknownCase as exc:
-            raise fail(f"{trajectories}:{number}: {exc.args[0]}") from None
-        if record.status != "completed" or record.trajectory is None:
-            rescored.append(record)
-            continue
-        verdict = evaluate(case, record.trajectory)
-        if record.verdict is not None and record.verdict.model_dump() != verdict.model_dump():
-            changed += 1
-            err.print(
-                f"[yellow]{record.case_id}[/] (line {number}): stored {record.verdict.outcome.value} "
-                f"-> replayed {verdict.outcome.value}"
-            )
-        rescored.append(record.model_copy(update={"verdict": verdict}))
+    for number, stored, derived in verified.changed:
+        was = stored.verdict.outcome.value if stored.verdict else "no verdict"
+        now = derived.verdict.outcome.value if derived.verdict else "no verdict"
+        relabelled = (stored.protocol, stored.domain) != (derived.protocol, derived.domain)
+        moved = f"; labels {stored.protocol.value}/{stored.domain} -> {derived.protocol.value}/{derived.domain}"
+        err.print(f"[yellow]{stored.case_id}[/] " + escape(f"(line {number}): stored {was} -> replayed {now}")
+                  + (escape(moved) if relabelled else ""))  # fmt: skip
     if out is not None:
         try:
-            out.write_text("".join(r.model_dump_json() + "\n" for r in rescored), encoding="utf-8")
+            out.write_text("".join(r.model_dump_json() + "\n" for r in verified.records), encoding="utf-8")
         except OSError as exc:
             raise fail(f"--out {out}: {exc.strerror or exc}") from None
-    console.print(f"re-scored {len(rescored)} episodes; {changed} verdict(s) changed")
-    console.print(ecs_table(rescored, "ECS after re-scoring"))
+    total = len(verified.records)
+    verdicts = sum(stored.verdict != derived.verdict for _, stored, derived in verified.changed)
+    corrected = len(verified.changed) - verdicts
+    console.print(
+        f"re-scored {verified.completed} episodes; {verdicts} verdict(s) changed"
+        + (f"; {corrected} record(s) with wrong case labels corrected" if corrected else "")
+    )
+    console.print(coverage_line(verified.completed, total, planned, verified.missing_reasons()))
+    console.print(ecs_table(verified.records, "ECS after re-scoring"))
+
+
+def coverage_line(completed: int, stored: int, planned: Any, missing: dict[str, int]) -> str:
+    """`coverage: 30 of 656 planned episodes scored; 626 missing (runtime_error: 626)`."""
+    of = f"{int(planned)} planned" if isinstance(planned, int | float) and planned else f"{stored} stored"
+    text = f"coverage: {completed} of {of} episodes scored"
+    if missing:
+        text += (
+            f"; {sum(missing.values())} missing (runtime failures, not scored: "
+            + ", ".join(f"{kind}: {n}" for kind, n in sorted(missing.items()))
+            + ")"
+        )
+    return text
 
 
 # ------------------------------------------------------------------------------------- validate
@@ -486,8 +552,11 @@ def write_report(run_dirs: list[Path], out: Path, episodes: list[str] | None = N
     from .analysis.command import report
     from .analysis.runs import ReportError
 
+    def warn(message: str) -> None:
+        err.print(f"[yellow]warning:[/] {escape(message)}")
+
     try:
-        return report(run_dirs, out, episodes)
+        return report(run_dirs, out, episodes, on_warning=warn)
     except ReportError as exc:
         raise fail(str(exc)) from None
 
@@ -511,13 +580,14 @@ def mcp(
     condition: Annotated[str, typer.Option(help="condition of the case")] = "original",
 ) -> None:
     """Serve one episode over MCP on stdio (for CLI agents); records OUT/trajectory.json."""
-    from .catalog import UnknownCase
     from .harness.mcp_server import serve
 
     try:
         serve(case_id, condition, out)
     except UnknownCase as exc:
         raise fail(str(exc.args[0])) from None
+    except OSError as exc:  # OUT is a file, cannot be created, or trajectory.json cannot be written
+        raise fail(f"--out {out}: {_os_reason(out, exc)}") from None
 
 
 @app.command("serve-agent")
@@ -563,15 +633,26 @@ def schema(
     """Export the JSON Schemas of cases, trajectories, verdicts and episode records."""
     from .schema import write_schemas
 
-    for path in write_schemas(out):
+    try:
+        written = write_schemas(out)
+    except OSError as exc:
+        raise fail(f"--out {out}: {_os_reason(out, exc)}") from None
+    for path in written:
         console.print(f"wrote {path}")
+
+
+def _os_reason(directory: Path, exc: OSError) -> str:
+    """Why a directory option cannot be used, in words (a file in the way is the common case)."""
+    if directory.exists() and not directory.is_dir():
+        return "exists and is not a directory"
+    return str(exc.strerror or exc)
 
 
 def main() -> None:  # pragma: no cover - console entry point
     try:
         app()
     except (CaseFileError, StoreError) as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
         raise SystemExit(2) from None
 
 

@@ -23,6 +23,7 @@ from .episode import Episode
 from .evaluator import evaluate
 from .model import Case
 from .public import public_view
+from .runconfig import RunConfig
 from .store import EpisodeKey, EpisodeRecord, RunStore
 from .suite.data import SUITE_VERSION, canonical_json, case_sha256
 
@@ -92,20 +93,35 @@ def git_commit() -> str | None:
 
 
 def suite_checksum(cases: Iterable[Case]) -> str:
+    """The checksum of a set of cases: sha256 over their sorted sha256s (`runconfig.packaged_suite`)."""
     return hashlib.sha256(canonical_json(sorted(case_sha256(c) for c in cases)).encode()).hexdigest()
 
 
-def run_metadata(cases: list[Case], jobs: list[Job], **extra: Any) -> dict[str, Any]:
+def run_metadata(**extra: Any) -> dict[str, Any]:
+    """What run.json records besides the configuration: versions, where the code came from, when."""
     return {
         "created_at": now_iso(),
         "package_version": __version__,
         "suite_version": SUITE_VERSION,
-        "suite_checksum": suite_checksum(cases),
         "git_commit": git_commit(),
         "python": platform.python_version(),
-        "planned": len(jobs),
         **extra,
     }
+
+
+def missing_record(job: Job, config: RunConfig, reason: str) -> EpisodeRecord:
+    """A runtime failure of `job` under `config`: stored, never scored (SPEC §6)."""
+    return EpisodeRecord.for_case(
+        job.case,
+        agent=config.agent,
+        harness=config.harness,
+        model=config.model,
+        repetition=job.repetition,
+        seed=job.seed,
+        status="missing",
+        missing_reason=reason,
+        started_at=now_iso(),
+    )
 
 
 def play_scripted(job: Job, agent: Agent) -> EpisodeRecord:
@@ -138,9 +154,19 @@ def execute(
     on_episode: Callable[[EpisodeRecord], None] | None = None,
     workers: int = 1,
 ) -> list[EpisodeRecord]:
-    """Run every job not yet done; each record is appended (by this thread) as soon as it finishes."""
+    """Run every job not yet done; each record is appended (by this thread) as soon as it finishes.
+    An episode whose harness raises is stored as missing with the error as its reason and the run
+    goes on; a store that cannot be written (a full disk) stops the run with a StoreError."""
     pending = [job for job in jobs if job.key not in done]
+    config = store.config()
     written: list[EpisodeRecord] = []
+
+    def guarded(job: Job) -> EpisodeRecord:
+        try:
+            return play(job)
+        except Exception as exc:
+            return missing_record(job, config, f"harness_error: {type(exc).__name__}: {exc}")
+
     with store.appender() as appender:
 
         def land(record: EpisodeRecord) -> None:
@@ -151,11 +177,14 @@ def execute(
 
         if workers <= 1:
             for job in pending:
-                land(play(job))
+                land(guarded(job))
             return written
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for future in as_completed([pool.submit(play, job) for job in pending]):
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            for future in as_completed([pool.submit(guarded, job) for job in pending]):
                 land(future.result())
+        finally:  # on an error, episodes not yet started are not started
+            pool.shutdown(wait=True, cancel_futures=True)
     return written
 
 

@@ -1,11 +1,18 @@
 """The run store: a run directory with `run.json` and an append-only `episodes.jsonl`.
 
-Each finished episode is appended as one line and handed to the operating system at once, so a run
-killed at any moment loses at most the episodes in flight; `resume` skips the (case, condition,
-repetition) keys already stored and drops a torn last line. `append` also fsyncs before it returns;
-the `Appender` that the run loops use fsyncs from a background thread instead (group commit: the
-loop never waits for the disk, and a machine crash can lose at most the last few milliseconds).
-Runtime failures are stored as `missing` episodes with their reason - never as agent failures.
+A run is one configuration (`runconfig.RunConfig`, pinned in `run.json`): `--resume` refuses any
+other, and every record is stamped with the configuration's fingerprint and the suite checksum.
+One process writes a run at a time (`runlock`); the record type and the rules every reader
+applies live in `records`. Each finished episode is appended as one line and handed to the
+operating system at once, so a run killed at any moment loses at most the episodes in flight;
+`resume` skips the (case, condition, repetition) keys already completed and cuts a torn
+(unterminated) last line. Any other unreadable line, a record of another configuration or suite,
+an unknown case or a second record of a finished episode is an error naming the line.
+
+`append` fsyncs before it returns; the `Appender` that the run loops use fsyncs from a background
+thread instead (group commit: the loop never waits for the disk, and a machine crash can lose at
+most the last few milliseconds). Runtime failures are stored as `missing` episodes with their
+reason (credentials redacted) - never as agent failures.
 """
 
 from __future__ import annotations
@@ -14,58 +21,59 @@ import json
 import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from .model import Case, Protocol, Trajectory, Verdict, first_error
+from .model import first_error
+from .records import (
+    EpisodeKey,
+    EpisodeRecord,
+    Numbered,
+    StoreError,
+    check_membership,
+    describe_duplicates,
+    one_per_key,
+    parse_lines,
+    read_episodes,
+    read_meta,
+    read_numbered,
+    read_utf8,
+    stamp,
+)
+from .runconfig import RunConfig
+from .runlock import RunLocked, lock_run, unlock_run
 
-EpisodeKey = tuple[str, str, int]
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
+__all__ = [
+    "Appender",
+    "EpisodeKey",
+    "EpisodeRecord",
+    "RunStore",
+    "StoreError",
+    "read_episodes",
+    "read_meta",
+    "read_numbered",
+    "run_config",
+    "stamp",
+]
 
-class StoreError(RuntimeError):
-    """A run directory that cannot be used as asked; the message names the path."""
 
-
-class EpisodeRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    case_id: str
-    protocol: Protocol
-    domain: str
-    family: str
-    agent: str = Field(description="configuration label: scripted agent name or model")
-    harness: str = "scripted"
-    model: str | None = None
-    condition: str = "original"
-    repetition: int = 0
-    seed: int = 0
-    status: Literal["completed", "missing"] = "completed"
-    missing_reason: str | None = None
-    trajectory: Trajectory | None = None
-    verdict: Verdict | None = None
-    started_at: str = ""
-    duration_s: float = 0.0
-    usage: dict[str, int] = Field(default_factory=dict)
-
-    @property
-    def key(self) -> EpisodeKey:
-        return (self.case_id, self.condition, self.repetition)
-
-    @classmethod
-    def for_case(cls, case: Case, **fields: Any) -> EpisodeRecord:
-        """A record of an episode of `case` (as played: its condition included)."""
-        return cls(
-            case_id=case.id,
-            protocol=case.protocol,
-            domain=case.domain,
-            family=case.family,
-            condition=case.condition,
-            **fields,
+def run_config(meta: dict[str, Any], where: Path) -> RunConfig:
+    """The configuration pinned in a run's metadata."""
+    if "config" not in meta:
+        raise StoreError(
+            f"{where}: no pinned configuration (the run predates configuration pinning, or run.json was "
+            "edited); start a new run directory"
         )
+    try:
+        return RunConfig.model_validate(meta["config"])
+    except ValidationError as exc:
+        raise StoreError(f"{where}: {first_error(exc, 'config')}") from None
 
 
 class RunStore:
@@ -84,10 +92,13 @@ class RunStore:
             raise StoreError(f"{str(directory)!r}: {exc}") from None
         self.episodes_path = self.directory / "episodes.jsonl"
         self.meta_path = self.directory / "run.json"
+        self._config: RunConfig | None = None
 
     # -- opening ---------------------------------------------------------------------------------
-    def open(self, meta: dict[str, Any], *, resume: bool) -> set[EpisodeKey]:
-        """Create or reopen the run; returns the keys already stored."""
+    def open(self, config: RunConfig, meta: dict[str, Any], *, planned: int, resume: bool) -> set[EpisodeKey]:
+        """Create the run, or reopen it with `resume` (same configuration only); take its lock and
+        return the keys of the episodes already completed. `planned` only grows: repetitions and
+        --limit take longer or shorter prefixes of one plan, and a run covers the longest."""
         if self.episodes_path.exists() and not resume:
             raise StoreError(f"{self.directory} already holds a run; pass --resume to continue it")
         try:
@@ -96,110 +107,172 @@ class RunStore:
             raise StoreError(f"{self.directory}: cannot create the run directory ({exc.strerror})") from None
         if not self.directory.is_dir():
             raise StoreError(f"{self.directory}: not a directory")
-        done = {r.key for r in self._repair_and_read() if r.status == "completed"} if resume else set()
-        previous = self.meta() if resume and self.meta_path.exists() else {}
-        self.write_meta({**previous, **meta, "resumed": bool(previous)})
+        self.lock()
+        previous: dict[str, Any] = {}
+        if resume and (self.meta_path.exists() or self.episodes_path.exists()):
+            previous = self.meta()
+            differences = self.config().differences(config)
+            if differences:
+                raise StoreError(
+                    f"{self.directory} holds a run of another configuration; a run is one configuration, so "
+                    "resume it with the options it was created with, or use a new --out:\n  " + "\n  ".join(differences)
+                )
+        done = {r.key for r in self.checked_records() if r.status == "completed"} if previous else set()
+        self._config = config
+        self.write_meta(
+            {
+                **previous,
+                **meta,
+                "config": config.model_dump(mode="json"),
+                "config_id": config.fingerprint,
+                "planned": max(planned, int(previous.get("planned") or 0)),
+                "resumed": bool(previous),
+            }
+        )
         self.episodes_path.touch()
         return done
 
-    def _repair_and_read(self) -> list[EpisodeRecord]:
-        """Records on disk; a torn final line (a kill mid-write) is cut off. A bad line anywhere
-        else is an error naming it: resuming never throws away the episodes after it."""
+    def release(self) -> None:
+        """Give up the run directory's lock (a process that exits releases it anyway)."""
+        unlock_run(self.directory)
+
+    def lock(self) -> None:
+        """Hold the run directory's lock for the life of this process (or until `release`)."""
+        try:
+            lock_run(self.directory)
+        except RunLocked as exc:
+            raise StoreError(str(exc)) from None
+        except OSError as exc:
+            raise StoreError(f"{self.directory}: cannot lock the run directory ({exc.strerror or exc})") from None
+
+    def config(self) -> RunConfig:
+        """The configuration pinned in run.json (a StoreError if there is none or it is unreadable)."""
+        if self._config is None:
+            self._config = run_config(self.meta(), self.meta_path)
+        return self._config
+
+    def checked_records(self) -> list[EpisodeRecord]:
+        """The stored records, one per key, after cutting a torn last line. Every record must be of
+        this run's configuration and suite and of a known case, and no finished episode twice."""
+        numbered = self._repair_and_read()
+        config = self.config()
+        check_membership(numbered, config.fingerprint, config.suite.checksum, self.episodes_path)
+        kept, duplicates = one_per_key(numbered)
+        if duplicates:
+            raise StoreError(describe_duplicates(self.episodes_path, duplicates) + "; keep one line per episode")
+        return [record for _, record in kept]
+
+    def _repair_and_read(self) -> Numbered:
+        """Records with their line numbers; a torn last line (a kill mid-write leaves one without its
+        newline) is cut off. Any other unreadable line is an error naming it: resuming never throws
+        away a complete line, nor the episodes after it."""
         if not self.episodes_path.exists():
             return []
-        raw = self.episodes_path.read_bytes()
-        good_end = 0
-        records: list[EpisodeRecord] = []
+        raw = read_utf8(self.episodes_path)
         lines = raw.splitlines(keepends=True)
-        for number, line in enumerate(lines, start=1):
-            last = number == len(lines)
-            if not line.strip():
-                good_end += len(line)
-                continue
+        torn = bool(lines) and not lines[-1].endswith(b"\n")
+        records = parse_lines(self.episodes_path, lines[:-1] if torn else lines)
+        if torn:
             try:
-                if not line.endswith(b"\n"):
-                    raise ValueError("line is not terminated")
-                records.append(EpisodeRecord.model_validate_json(line))
-            except ValueError as exc:  # ValidationError included
-                if last:
-                    break
-                raise StoreError(f"{self.episodes_path}:{number}: {_first_error(exc)}") from None
-            good_end += len(line)
-        if good_end != len(raw):
-            with self.episodes_path.open("r+b") as handle:
-                handle.truncate(good_end)
-        return self._latest(records)
-
-    @staticmethod
-    def _latest(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
-        """One record per key: a completed retry supersedes an earlier missing attempt."""
-        by_key: dict[EpisodeKey, EpisodeRecord] = {}
-        for record in records:
-            if record.key not in by_key or record.status == "completed":
-                by_key[record.key] = record
-        return list(by_key.values())
+                with self.episodes_path.open("r+b") as handle:
+                    handle.truncate(len(raw) - len(lines[-1]))
+            except OSError as exc:
+                raise StoreError(f"{self.episodes_path}: cannot cut the torn last line ({exc.strerror})") from None
+        return records
 
     # -- writing ---------------------------------------------------------------------------------
+    def prepare(self, record: EpisodeRecord) -> EpisodeRecord:
+        """The record as this run stores it (`stamp`); a record of another agent or harness is refused."""
+        config = self.config()
+        if (record.agent, record.harness) != (config.agent, config.harness):
+            raise StoreError(
+                f"{self.directory}: an episode of {record.agent!r} on {record.harness!r} does not belong to "
+                f"this run of {config.agent!r} on {config.harness!r}"
+            )
+        return stamp(record, config.fingerprint, config.suite.checksum)
+
     def append(self, record: EpisodeRecord) -> None:
-        line = record.model_dump_json() + "\n"
-        with self.episodes_path.open("a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        """Append one record and fsync it (taking the run's lock if this process does not hold it)."""
+        self.lock()
+        line = self.prepare(record).model_dump_json() + "\n"
+        try:
+            with self.episodes_path.open("a", encoding="utf-8") as handle:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise StoreError(f"writing {self.episodes_path}: {exc.strerror or exc}") from None
 
     def appender(self) -> Appender:
-        return Appender(self.episodes_path)
+        self.lock()
+        return Appender(self.episodes_path, self.prepare)
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         tmp = self.meta_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        tmp.replace(self.meta_path)
+        try:
+            tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            tmp.replace(self.meta_path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise StoreError(f"writing {self.meta_path}: {exc.strerror or exc}") from None
 
     def update_meta(self, **changes: Any) -> None:
         self.write_meta({**self.meta(), **changes})
 
     # -- reading ---------------------------------------------------------------------------------
     def meta(self) -> dict[str, Any]:
-        try:
-            meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON
-            raise StoreError(f"{self.meta_path}: {exc}") from None
-        if not isinstance(meta, dict):
-            raise StoreError(f"{self.meta_path}: expected a JSON object, got {type(meta).__name__}")
-        return meta
+        return read_meta(self.meta_path)
 
     def records(self) -> list[EpisodeRecord]:
-        return self._latest(list(read_episodes(self.episodes_path)))
+        """One record per key (a completed retry supersedes a missing attempt)."""
+        return [record for _, record in one_per_key(read_numbered(self.episodes_path))[0]]
 
 
 class Appender:
     """Appends records to an episodes file: each line is written and flushed at once (a killed process
     loses nothing written) and fsynced by a background thread shortly after, one fsync for all the
-    lines written meanwhile. `close()` (or leaving the `with` block) waits for the last fsync."""
+    lines written meanwhile. `close()` (or leaving the `with` block) waits for the last fsync. A
+    write or fsync that fails (a full disk) raises StoreError at that write or the next one."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, prepare: Callable[[EpisodeRecord], EpisodeRecord] | None = None) -> None:
+        self.path = path
+        self._prepare = prepare
         self._handle = path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
         self._dirty = threading.Event()
         self._closing = False
+        self._failure: str | None = None
         self._syncer = threading.Thread(target=self._sync_loop, name="episodes-fsync", daemon=True)
         self._syncer.start()
 
     def write(self, record: EpisodeRecord) -> None:
-        self.write_line(record.model_dump_json())
+        self.write_line((self._prepare(record) if self._prepare else record).model_dump_json())
 
     def write_line(self, line: str) -> None:
-        """One record already serialised (`EpisodeRecord.model_dump_json()`), without its newline."""
+        """One record already prepared and serialised (`stamp(...).model_dump_json()`), no newline."""
         with self._lock:  # whole lines only, whichever thread writes
-            self._handle.write(line + "\n")
-            self._handle.flush()
+            self._raise_failure()
+            try:
+                self._handle.write(line + "\n")
+                self._handle.flush()
+            except OSError as exc:
+                self._failure = exc.strerror or str(exc)
+                self._raise_failure()
         self._dirty.set()
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            raise StoreError(f"writing {self.path}: {self._failure}")
 
     def _sync_loop(self) -> None:
         while True:
             self._dirty.wait()
             self._dirty.clear()
-            os.fsync(self._handle.fileno())
+            try:
+                os.fsync(self._handle.fileno())
+            except (OSError, ValueError) as exc:  # ValueError: closed after a failed write
+                self._failure = self._failure or getattr(exc, "strerror", None) or str(exc)
+                return
             if self._closing and not self._dirty.is_set():
                 return
 
@@ -209,7 +282,10 @@ class Appender:
         self._closing = True
         self._dirty.set()
         self._syncer.join()
-        self._handle.close()
+        try:
+            self._handle.close()
+        except OSError as exc:  # the last buffered bytes could not be written
+            self._failure = self._failure or exc.strerror or str(exc)
 
     def __enter__(self) -> Appender:
         return self
@@ -218,26 +294,5 @@ class Appender:
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.close()
-
-
-def read_episodes(path: Path) -> list[EpisodeRecord]:
-    """Every line of an episodes file; errors name the file, line and field."""
-    out: list[EpisodeRecord] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StoreError(f"{path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise StoreError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append(EpisodeRecord.model_validate_json(line))
-        except ValidationError as exc:
-            raise StoreError(f"{path}:{number}: {_first_error(exc)}") from None
-    return out
-
-
-def _first_error(exc: Exception) -> str:
-    return first_error(exc, "(line)") if isinstance(exc, ValidationError) else str(exc)
+        if kind is None:
+            self._raise_failure()

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from .report import build_report, load_cases, write_report
 from .runs import load_runs
 
 
-def report(run_dirs: list[Path], out: Path, episodes: list[str] | None = None) -> dict[str, Path]:
+def report(
+    run_dirs: list[Path],
+    out: Path,
+    episodes: list[str] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> dict[str, Path]:
     """Write report.md, report.html, report.json and figures/*.png for `run_dirs` into `out`.
 
     `episodes` chooses the illustrative trajectories ("CASE_ID" or "configuration:CASE_ID");
     without it one episode per failure mode is picked. Returns every written path by name
     ("markdown", "html", "data", "figures/<name>.png"). Raises `ReportError` (a ValueError) for
-    unusable input: a missing run directory, a malformed episodes file, an unknown episode."""
+    unusable input: a missing run directory, a malformed episodes file, an unknown episode.
+    `on_warning` hears about input the report used with a correction (duplicates, stored verdicts
+    that differ from the replay)."""
     runs = load_runs([Path(p) for p in run_dirs])
+    for run in runs:
+        for warning in run.warnings:
+            if on_warning is not None:
+                on_warning(warning)
     cases = load_cases({r.case_id for run in runs for r in run.records})
     return write_report(build_report(runs, episodes, cases=cases), Path(out))

@@ -4,13 +4,13 @@ configuration is everything run with one agent (or model) on one harness, repeti
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..store import EpisodeRecord, StoreError, read_episodes
+from ..records import EpisodeRecord, StoreError, describe_duplicates, one_per_key, read_meta, read_numbered
+from ..store import run_config
 
 ORIGINAL = "original"
 
@@ -26,6 +26,7 @@ class Run:
     path: Path
     meta: dict[str, Any]
     records: list[EpisodeRecord]
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -42,43 +43,61 @@ class Run:
 
 
 def latest(records: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
-    """One record per (case, condition, repetition): a completed retry supersedes a missing attempt
-    (the same rule as the run store)."""
-    by_key: dict[tuple[str, str, int], EpisodeRecord] = {}
-    for record in records:
-        if record.key not in by_key or record.status == "completed":
-            by_key[record.key] = record
-    return list(by_key.values())
+    """One record per (case, condition, repetition): a completed retry supersedes a missing attempt,
+    and the first completed record of an episode is kept (the run store's rule)."""
+    return [record for _, record in one_per_key(list(enumerate(records, start=1)))[0]]
 
 
 def load_run(path: Path) -> Run:
-    """Read a run directory; a missing or malformed file is a ReportError naming it."""
+    """Read a run directory and verify every record (`verify.verify_records`: case labels from the
+    suite, verdicts derived by replay, records of another configuration or suite refused). An
+    episode recorded twice keeps its first record, with a warning naming the lines. A missing,
+    malformed or empty file is a ReportError naming it."""
+    from ..verify import verify_records
+
     path = Path(path)
     episodes = path / "episodes.jsonl"
     if not path.is_dir():
         raise ReportError(f"{path}: not a run directory")
     if not episodes.is_file():
-        raise ReportError(f"{path}: no episodes.jsonl (is this a run directory?)")
-    meta: dict[str, Any] = {}
+        raise ReportError(f"{path}: no episodes.jsonl file (is this a run directory?)")
     meta_path = path / "run.json"
-    if meta_path.is_file():
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ReportError(f"{meta_path}: {exc}") from None
     try:
-        records = latest(read_episodes(episodes))
+        meta = read_meta(meta_path) if meta_path.is_file() else {}
+        run = None
+        warnings = []
+        if "config" in meta:
+            config = run_config(meta, meta_path)
+            run = (config.fingerprint, config.suite.checksum)
+        else:  # written before runs pinned their configuration: its records must agree among themselves
+            warnings.append(
+                f"{path}: run.json pins no configuration (an older run); its records were checked to be of one"
+            )
+        numbered = read_numbered(episodes, torn_tail=True)  # a run may be writing right now
+        if not numbered:
+            raise ReportError(f"{episodes}: no episodes yet")
+        verified = verify_records(numbered, episodes, run=run, allow_duplicates=True)
     except StoreError as exc:
         raise ReportError(str(exc)) from None
-    return Run(path=path, meta=meta, records=records)
+    if verified.duplicates:
+        warnings.append(describe_duplicates(episodes, verified.duplicates) + "; the first record of each is used")
+    if verified.changed:
+        lines = ", ".join(str(number) for number, _, _ in verified.changed[:10])
+        more = " ..." if len(verified.changed) > 10 else ""
+        warnings.append(
+            f"{episodes}: {len(verified.changed)} stored verdict(s) or case label(s) differ from the replay "
+            f"(lines {lines}{more}); the replayed ones are used"
+        )
+    return Run(path=path, meta=meta, records=verified.records, warnings=warnings)
 
 
 def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallback: str = "run") -> str:
     """The configuration name: the agent (scripted name, --label or model) and, unless scripted,
     its harness: `reference`, `openai/gpt-4o · inspect`, `claude-code · command`."""
+    pinned: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
     first = records[0] if records else None
-    agent = meta.get("agent") or meta.get("model") or (first.agent if first else None) or fallback
-    harness = meta.get("harness") or (first.harness if first else None) or "scripted"
+    agent = pinned.get("agent") or (first.agent if first else None) or fallback
+    harness = pinned.get("harness") or (first.harness if first else None) or "scripted"
     return str(agent) if harness == "scripted" else f"{agent} · {harness}"
 
 
@@ -130,11 +149,9 @@ def load_runs(paths: Sequence[Path]) -> list[Run]:
     if not paths:
         raise ReportError("no run directories given")
     seen: set[Path] = set()
-    runs = []
     for p in paths:
         resolved = Path(p).resolve()
         if resolved in seen:
             raise ReportError(f"{p}: run directory given twice")
         seen.add(resolved)
-        runs.append(load_run(Path(p)))
-    return runs
+    return [load_run(Path(p)) for p in paths]

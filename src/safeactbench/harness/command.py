@@ -19,8 +19,10 @@ import sys
 import time
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from ..evaluator import evaluate
-from ..model import Trajectory
+from ..model import Trajectory, first_error
 from ..public import public_view
 from ..runner import Job, now_iso
 from ..store import EpisodeRecord
@@ -110,7 +112,12 @@ def play_command(job: Job, template: str, run_dir: Path, timeout: float, label: 
     if not path.exists():
         reason = f"{problem or f'harness_crash: exit {code}'}; the agent never connected"
         return base.model_copy(update={"status": "missing", "missing_reason": reason})
-    trajectory = Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
+    try:
+        trajectory = Trajectory.model_validate_json(path.read_bytes())
+    except (OSError, ValueError) as exc:  # ValidationError included
+        detail = first_error(exc, "trajectory") if isinstance(exc, ValidationError) else str(exc)
+        reason = f"harness_error: {TRAJECTORY_FILE} cannot be read ({detail})"
+        return base.model_copy(update={"status": "missing", "missing_reason": reason[:500]})
     if problem or (code != 0 and trajectory.end_reason not in TERMINAL_ENDS):
         reason = problem or f"harness_crash: exit {code}"
         return base.model_copy(update={"status": "missing", "missing_reason": reason, "trajectory": trajectory})

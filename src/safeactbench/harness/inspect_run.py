@@ -21,82 +21,85 @@ from typing import Any
 from inspect_ai import eval as inspect_eval
 
 from ..catalog import get_case
-from ..runner import gc_thresholds
-from ..store import EpisodeKey, EpisodeRecord, RunStore
+from ..runner import Job, gc_thresholds, missing_record
+from ..store import EpisodeKey, RunStore
 from .inspect_task import safeactbench, sample_id
 
 RUNTIME_RETRIES = 2
+SAMPLES_FILE = ".samples"
+
+
+class InspectFailed(RuntimeError):
+    """Inspect could not run the evaluation at all (a provider that cannot start, a missing key)."""
+
+
+def inspect_providers() -> set[str]:
+    """The model providers Inspect knows (`openai`, `anthropic`, `vllm`, ...; ours: `safeactbench`);
+    empty if this Inspect version keeps its registry elsewhere (then Inspect itself reports)."""
+    try:
+        import inspect_ai.model  # noqa: F401  (registers Inspect's own providers)
+        from inspect_ai._util.entrypoints import ensure_entry_points
+        from inspect_ai._util.registry import registry_find, registry_unqualified_name
+
+        ensure_entry_points()  # providers of installed packages, ours included
+        found = registry_find(lambda info: info.type == "modelapi")
+    except (ImportError, AttributeError):
+        return set()
+    return {registry_unqualified_name(info) for info in found}
 
 
 def run_with_inspect(
     store: RunStore,
-    done: set[EpisodeKey],
+    pending: list[Job],
     *,
     model: str,
-    protocol: str | None,
-    domain: str | None,
-    cases: str | None,
-    conditions: list[str],
-    repeat: int,
     max_concurrency: int,
-    limit: int | None,
     model_args: dict[str, Any] | None = None,
     display: str = "rich",
     log_realtime: bool = False,
 ) -> None:
-    skip_file = store.directory / ".done-samples"
-    skip_file.write_text("\n".join(sample_id(*key) for key in sorted(done)) + "\n", encoding="utf-8")
-    task = safeactbench(
-        protocol=protocol,
-        domain=domain,
-        cases=cases,
-        condition=",".join(conditions),
-        repeat=repeat,
-        run_dir=str(store.directory),
-        skip=str(skip_file),
-    )
-    if not task.dataset:
+    """Play `pending` (the planned episodes not yet completed) through Inspect into `store`."""
+    if not pending:
         return
+    samples_file = store.directory / SAMPLES_FILE
+    samples_file.write_text("".join(sample_id(*job.key) + "\n" for job in pending), encoding="utf-8")
+    task = safeactbench(run_dir=str(store.directory), samples=str(samples_file))
     args = dict(model_args or {})
     base_url = args.pop("base_url", None)  # Inspect takes it as its own argument, not as a model arg
-    with gc_thresholds():
-        logs = inspect_eval(
-            task,
-            model=model,
-            model_base_url=None if base_url is None else str(base_url),
-            model_args=args,
-            log_dir=str(store.directory / "inspect-logs"),
-            max_samples=max_concurrency,
-            max_connections=max_concurrency,
-            limit=limit,
-            fail_on_error=False,
-            retry_on_error=RUNTIME_RETRIES,
-            display=display,  # type: ignore[arg-type]
-            score_display=False,
-            log_realtime=log_realtime,
-        )
+    try:
+        with gc_thresholds():
+            logs = inspect_eval(
+                task,
+                model=model,
+                model_base_url=None if base_url is None else str(base_url),
+                model_args=args,
+                log_dir=str(store.directory / "inspect-logs"),
+                max_samples=max_concurrency,
+                max_connections=max_concurrency,
+                fail_on_error=False,
+                retry_on_error=RUNTIME_RETRIES,
+                display=display,  # type: ignore[arg-type]
+                score_display=False,
+                log_realtime=log_realtime,
+            )
+    except (ValueError, TypeError, RuntimeError, OSError) as exc:  # raised before any sample ran
+        raise InspectFailed(f"Inspect AI could not run {model!r}: {type(exc).__name__}: {exc}") from None
     stored = {r.key for r in store.records()}
+    config = store.config()
     for log in logs:
         if _all_stored(log, stored):
             continue
+        if log.status == "error" and not log.samples and log.error is not None:
+            raise InspectFailed(f"Inspect AI stopped: {log.error.message}")
         for sample in log.samples or []:
             meta = sample.metadata
             key = (str(meta["case_id"]), str(meta["condition"]), int(meta["repetition"]))
             if key in stored:
                 continue
-            case = get_case(key[0], key[1])
+            job = Job(get_case(key[0], key[1]), key[1], key[2])
             reason = f"runtime_error: {sample.error.message}" if sample.error else "runtime_error: not scored"
-            store.append(
-                EpisodeRecord.for_case(
-                    case,
-                    agent=model,
-                    harness="inspect",
-                    model=model,
-                    repetition=key[2],
-                    status="missing",
-                    missing_reason=reason[:500],
-                )
-            )
+            store.append(missing_record(job, config, reason))
+            stored.add(key)
 
 
 def _all_stored(log: Any, stored: set[EpisodeKey]) -> bool:

@@ -14,6 +14,7 @@ import json
 import operator
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,8 @@ from ..evaluator import evaluate
 from ..model import Case, Trajectory
 from ..public import public_view
 from ..render import render_findings
-from ..runner import episode_seed, now_iso
+from ..runconfig import RunConfig, packaged_suite
+from ..runner import episode_seed, now_iso, run_metadata
 from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
 from .prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
@@ -177,9 +179,28 @@ def episode_loop() -> Solver:
 
 
 @scorer(metrics=[accuracy(), stderr()])
-def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Scorer:
-    """Exact case success by replay; appends the episode to `run_dir`'s store when given."""
+def evidence_scorer(
+    run_dir: str | None = None,
+    harness: str = "inspect",
+    conditions: list[str] | None = None,
+    filters: dict[str, str | None] | None = None,
+    planned: int = 0,
+) -> Scorer:
+    """Exact case success by replay; appends the episode to `run_dir`'s store when given. A run
+    directory that `safeactbench run` did not create (plain `inspect eval -T run_dir=...`) is
+    created at the first score, pinned to that sample's model and the task's conditions and filters."""
     store = RunStore(Path(run_dir)) if run_dir else None
+
+    def pin(record: EpisodeRecord) -> RunConfig:
+        return RunConfig(
+            agent=record.agent,
+            harness=harness,  # type: ignore[arg-type]
+            model=record.model,
+            conditions=conditions or ["original"],
+            filters=filters or {},
+            prompt_version=PROMPT_VERSION,
+            suite=packaged_suite(),
+        )
 
     async def score(state: TaskState, target: Target) -> Score:
         case = episode_case(state)
@@ -204,7 +225,7 @@ def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Sco
             )
             # the append (with its fsync) runs in a worker thread so it never blocks the event loop
             # the other samples run on; not abandoned on cancel, so a record is always written whole
-            await anyio.to_thread.run_sync(_append, store, record)
+            await anyio.to_thread.run_sync(_append, store, record, pin, planned)
         return Score(
             value=verdict.score,
             answer=verdict.outcome.value,
@@ -218,8 +239,10 @@ def evidence_scorer(run_dir: str | None = None, harness: str = "inspect") -> Sco
 _APPEND_LOCK = threading.Lock()
 
 
-def _append(store: RunStore, record: EpisodeRecord) -> None:
+def _append(store: RunStore, record: EpisodeRecord, pin: Callable[[EpisodeRecord], RunConfig], planned: int) -> None:
     with _APPEND_LOCK:  # one writer at a time: lines of concurrent samples never interleave
+        if not store.meta_path.exists():
+            store.open(pin(record), run_metadata(), planned=planned, resume=True)
         store.append(record)
 
 
@@ -238,27 +261,37 @@ def safeactbench(
     cases: str | None = None,
     repeat: int = 1,
     run_dir: str | None = None,
-    skip: str | None = None,
+    samples: str | None = None,
 ) -> Task:
-    """SafeActBench. Filters are comma-separated; `skip` names sample ids already run (for resume)."""
+    """SafeActBench. Filters are comma-separated. `samples` names a file of sample ids
+    (`CASE|condition|repetition`, one per line) to play instead of the filters: `safeactbench run`
+    passes the planned episodes not yet stored (resume)."""
     protocols, domains, ids, conditions = _split(protocol), _split(domain), _split(cases), _split(condition)
-    selected = [
-        c
-        for c in load_suite()
-        if (not protocols or c.protocol.value in protocols)
-        and (not domains or c.domain in domains)
-        and (not ids or c.id in ids)
-    ]
-    skipped = set(Path(skip).read_text().split()) if skip and Path(skip).exists() else set()
-    samples = [
-        make_sample(c, c.condition, rep)
-        for rep in range(int(repeat))
-        for c in played(selected, conditions or ["original"])
-        if sample_id(c.id, c.condition, rep) not in skipped
-    ]
+    if samples is not None:
+        chosen = [_sample_from_id(line) for line in Path(samples).read_text(encoding="utf-8").split()]
+    else:
+        selected = [
+            c
+            for c in load_suite()
+            if (not protocols or c.protocol.value in protocols)
+            and (not domains or c.domain in domains)
+            and (not ids or c.id in ids)
+        ]
+        chosen = [
+            make_sample(c, c.condition, rep)
+            for rep in range(int(repeat))
+            for c in played(selected, conditions or ["original"])
+        ]
+    filters = {"protocol": protocol, "domain": domain, "cases": cases}
     return Task(
-        dataset=MemoryDataset(samples, name="safeactbench"),
+        dataset=MemoryDataset(chosen, name="safeactbench"),
         solver=episode_loop(),
-        scorer=evidence_scorer(run_dir),
+        scorer=evidence_scorer(run_dir, conditions=conditions or ["original"], filters=filters, planned=len(chosen)),
         metadata={"prompt_version": PROMPT_VERSION},
     )
+
+
+def _sample_from_id(text: str) -> Sample:
+    case_id, _, rest = text.partition("|")
+    condition, _, repetition = rest.rpartition("|")
+    return make_sample(get_case(case_id, condition), condition, int(repetition))

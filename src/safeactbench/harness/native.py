@@ -35,7 +35,7 @@ from ..evaluator import evaluate
 from ..model import Case
 from ..public import public_view
 from ..runner import Job, gc_thresholds, now_iso
-from ..store import Appender, EpisodeKey, EpisodeRecord, RunStore
+from ..store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
 from ..world import InvalidArguments, parse_arguments
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
 from .prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
@@ -155,8 +155,8 @@ async def run_jobs(
             async with asyncio.TaskGroup() as group:
                 for _ in range(min(concurrency, len(jobs))):
                     group.create_task(worker(client))
-        except* EndpointRefused as refused:
-            raise refused.exceptions[0] from None
+        except* (EndpointRefused, StoreError) as stopped:  # the endpoint refuses, or the disk is full
+            raise stopped.exceptions[0] from None
 
 
 def auto_workers(concurrency: int, cores: int | None = None) -> int:
@@ -192,7 +192,9 @@ def run_native(
 
             asyncio.run(run_jobs(pending, endpoint, label, max_concurrency, land))
         else:
-            run_sharded(pending, endpoint, label, max_concurrency, workers, appender, on_episode)
+            config = store.config()  # workers stamp their records as the store would
+            stamp_ids = (config.fingerprint, config.suite.checksum)
+            run_sharded(pending, endpoint, label, max_concurrency, workers, appender, on_episode, stamp_ids)
 
 
 # ------------------------------------------------------------------------ worker processes
@@ -216,7 +218,10 @@ def run_sharded(
     workers: int,
     appender: Appender,
     on_episode: Callable[[EpisodeKey], None] | None,
+    stamp_ids: tuple[str, str],
 ) -> None:
+    """Play `jobs` in `workers` processes; they stamp each record with `stamp_ids` (configuration
+    fingerprint, suite checksum) and this process writes it."""
     context = multiprocessing.get_context("spawn")
     inbox: Any = context.Queue()
     processes = []
@@ -226,7 +231,7 @@ def run_sharded(
         processes.append(
             context.Process(
                 target=_worker,
-                args=(keys, endpoint, label, share, inbox, os.getpid()),
+                args=(keys, endpoint, label, share, inbox, os.getpid(), stamp_ids),
                 name=f"safeactbench-native-{index}",
                 daemon=True,
             )
@@ -322,6 +327,7 @@ def _worker(
     concurrency: int,
     outbox: Any,
     parent: int,
+    stamp_ids: tuple[str, str],
 ) -> None:
     """A worker process: play the episodes named by `keys`, send each record back as JSON."""
     _die_with_parent(parent)
@@ -329,7 +335,7 @@ def _worker(
         jobs = [Job(get_case(case_id, condition), condition, repetition) for case_id, condition, repetition in keys]
 
         def land(record: EpisodeRecord) -> None:
-            outbox.put(("record", (record.key, record.model_dump_json())))
+            outbox.put(("record", (record.key, stamp(record, *stamp_ids).model_dump_json())))
 
         with gc_thresholds():
             asyncio.run(run_jobs(jobs, endpoint, label, concurrency, land))

@@ -22,8 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
+
+from ..runconfig import public_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -80,6 +83,11 @@ class Endpoint:
             raise ValueError(f"--model-arg base_url: expected an http(s) URL, got {base_url!r}")
         key_env = harness.pop("api_key_env", API_KEY_ENV)
         api_key = env.get(key_env) or None
+        if api_key is not None and urlsplit(base_url).password is not None:
+            raise ValueError(
+                f"--model-arg base_url carries a password (user:password@) and {key_env} is set: a request "
+                "has one Authorization; drop one of them"
+            )
         if api_key is None and base_url.rstrip("/") == DEFAULT_BASE_URL:
             raise ValueError(f"{key_env} is not set: the OpenAI API needs a key (or pass --model-arg base_url=...)")
         if harness.get("max_retries", 0) < 0 or harness.get("backoff", 0) < 0 or harness.get("timeout", 1) <= 0:
@@ -196,7 +204,8 @@ class ChatClient:
                     except MalformedReply as exc:
                         problem = f"malformed completion: {exc}"
                 elif status in REFUSED:
-                    raise EndpointRefused(f"HTTP {status} from {self.endpoint.url}: {error_text(payload)}")
+                    where = public_url(self.endpoint.url)
+                    raise EndpointRefused(f"HTTP {status} from {where}: {error_text(payload)}")
                 elif status in (408, 409, 429) or status >= 500:
                     problem = f"HTTP {status}: {error_text(payload)}"
                 else:

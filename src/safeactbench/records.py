@@ -1,0 +1,185 @@
+"""Episode records and the episodes file: the record type, reading an `episodes.jsonl` with line
+numbers, stamping a record for its run, and the rules every reader applies - one record per
+episode (a completed retry supersedes a missing attempt; a second completed record is a
+duplicate) and membership (a run's records carry its configuration fingerprint and suite
+checksum and name a case of the suite).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .model import Case, Protocol, Trajectory, Verdict, first_error
+from .runconfig import redact
+
+EpisodeKey = tuple[str, str, int]
+MAX_REASON = 500  # characters of a missing episode's reason that are kept
+
+
+class StoreError(RuntimeError):
+    """A run directory or episodes file that cannot be used as asked; the message names the path."""
+
+
+class EpisodeRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    case_id: str
+    protocol: Protocol
+    domain: str
+    family: str
+    agent: str = Field(description="configuration label: scripted agent name, model or --label")
+    harness: str = "scripted"
+    model: str | None = None
+    condition: str = "original"
+    repetition: int = 0
+    seed: int = 0
+    status: Literal["completed", "missing"] = "completed"
+    missing_reason: str | None = None
+    trajectory: Trajectory | None = None
+    verdict: Verdict | None = None
+    started_at: str = ""
+    duration_s: float = 0.0
+    usage: dict[str, int] = Field(default_factory=dict)
+    config_id: str | None = Field(default=None, description="fingerprint of the run's configuration (run.json)")
+    suite_checksum: str | None = Field(default=None, description="checksum of the suite the episode was played on")
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.case_id, self.condition, self.repetition)
+
+    @classmethod
+    def for_case(cls, case: Case, **fields: Any) -> EpisodeRecord:
+        """A record of an episode of `case` (as played: its condition included)."""
+        return cls(
+            case_id=case.id,
+            protocol=case.protocol,
+            domain=case.domain,
+            family=case.family,
+            condition=case.condition,
+            **fields,
+        )
+
+
+Numbered = list[tuple[int, EpisodeRecord]]  # (line number, record), in file order
+
+
+def stamp(record: EpisodeRecord, config_id: str, suite_checksum: str) -> EpisodeRecord:
+    """The record as a run stores it: its configuration and suite stamped, its missing reason (an
+    endpoint's error body may quote a request header) with credentials redacted and capped."""
+    update: dict[str, Any] = {"config_id": config_id, "suite_checksum": suite_checksum}
+    if record.missing_reason is not None:
+        update["missing_reason"] = redact(record.missing_reason)[:MAX_REASON]
+    return record.model_copy(update=update)
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """A run's run.json as a dict; unreadable, non-UTF-8, non-JSON or non-object files are StoreErrors."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except ValueError as exc:
+        raise StoreError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise StoreError(f"{path}: expected a JSON object, got {type(meta).__name__}")
+    return meta
+
+
+def read_numbered(path: Path, *, torn_tail: bool = False) -> Numbered:
+    """Every record of an episodes file with its line number; errors name the file, line and field.
+    With `torn_tail`, an unterminated last line (a run writing right now) is left out, not an error."""
+    lines = read_utf8(path).splitlines(keepends=True)
+    if torn_tail and lines and not lines[-1].endswith(b"\n"):
+        lines = lines[:-1]
+    return parse_lines(path, lines)
+
+
+def read_episodes(path: Path) -> list[EpisodeRecord]:
+    """Every record of an episodes file, in file order; errors name the file, line and field."""
+    return [record for _, record in read_numbered(path)]
+
+
+def read_utf8(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise StoreError(f"{path}: a directory, not an episodes file") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return raw
+
+
+def parse_lines(path: Path, lines: list[bytes]) -> Numbered:
+    records: Numbered = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, EpisodeRecord.model_validate_json(line)))
+        except ValueError as exc:  # ValidationError included
+            raise StoreError(f"{path}:{number}: {_first_error(exc)}") from None
+    return records
+
+
+def _first_error(exc: Exception) -> str:
+    return first_error(exc, "(line)") if isinstance(exc, ValidationError) else str(exc)
+
+
+# ------------------------------------------------------------------------- one run, one episode
+
+
+def one_per_key(numbered: Numbered) -> tuple[Numbered, dict[EpisodeKey, list[int]]]:
+    """One record per (case, condition, repetition), in first-seen order: a later attempt replaces a
+    `missing` one (a retry after a runtime failure); anything after a completed record of the same
+    key is a duplicate - the first completed record is kept and the lines of all are returned."""
+    kept: dict[EpisodeKey, tuple[int, EpisodeRecord]] = {}
+    duplicates: dict[EpisodeKey, list[int]] = {}
+    for number, record in numbered:
+        previous = kept.get(record.key)
+        if previous is None or previous[1].status == "missing":
+            kept[record.key] = (number, record)
+        else:
+            duplicates.setdefault(record.key, [previous[0]]).append(number)
+    return list(kept.values()), duplicates
+
+
+def describe_duplicates(path: Path, duplicates: dict[EpisodeKey, list[int]]) -> str:
+    shown = [
+        f"{case_id} [{condition}, repetition {rep}] on lines {lines}"
+        for (case_id, condition, rep), lines in duplicates.items()
+    ]
+    more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
+    return f"{path}: {len(duplicates)} episode(s) recorded more than once: {'; '.join(shown[:5])}{more}"
+
+
+def check_membership(numbered: Numbered, config_id: str, suite_checksum: str, path: Path) -> None:
+    """Every record must carry this run's configuration fingerprint and suite checksum and name a
+    case of the suite (under its condition)."""
+    from .catalog import UnknownCase, get_case  # the suite, loaded only when records are checked
+
+    for number, record in numbered:
+        where = f"{path}:{number}"
+        if record.config_id != config_id:
+            raise StoreError(
+                f"{where}: an episode of another configuration ({record.agent!r} on {record.harness!r}, "
+                f"config {record.config_id}) in a run of config {config_id}"
+            )
+        if record.suite_checksum != suite_checksum:
+            raise StoreError(f"{where}: an episode of another suite (checksum {record.suite_checksum})")
+        try:
+            get_case(record.case_id, record.condition)
+        except UnknownCase as exc:
+            raise StoreError(f"{where}: {exc.args[0]}") from None

@@ -1,0 +1,147 @@
+"""What makes a run one configuration, and how secrets are kept out of what a run records.
+
+A run directory holds episodes of exactly one configuration: one agent (scripted name, model or
+label) on one harness, with the same model arguments, endpoint, conditions, case filters, prompt
+and suite. `RunConfig` is pinned in `run.json` when the run is created; `--resume` refuses any
+difference, and every record carries the configuration's fingerprint and the suite checksum so
+`report` and `evaluate` can reject records that do not belong to their run. Repetitions and
+`--limit` are not part of the configuration: they only lengthen or shorten the same plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from functools import lru_cache
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .harness.prompts import PROMPT_VERSION
+from .suite.data import SUITE_VERSION, suite_manifest
+
+SUITE_NAME = "safeactbench"
+Harness = Literal["scripted", "inspect", "native", "command"]
+# --model-arg names that change how requests are made (or, for the offline scripted provider, inject
+# latency and faults), not what the model is asked: a run may resume with other values
+EXECUTION_ARGS = frozenset({"timeout", "max_retries", "backoff", "api_key_env", "latency", "jitter", "fail"})
+# --model-arg names that would carry a credential; keys come from the environment only
+SECRET_ARGS = frozenset({"api_key", "api-key", "apikey", "key", "token", "access_token", "auth_token", "password"})
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class SuiteId(BaseModel):
+    """Which suite a run played: name, version and the checksum over every case's sha256."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: str
+    checksum: str
+
+
+@lru_cache(maxsize=1)
+def packaged_suite() -> SuiteId:
+    """The suite shipped with the package; its checksum hashes the manifest's per-case sha256s (the
+    same value as `runner.suite_checksum` over every case, without rehashing 656 cases)."""
+    hashes = sorted(suite_manifest()["sha256"].values())
+    checksum = hashlib.sha256(_canonical(hashes).encode()).hexdigest()
+    return SuiteId(name=SUITE_NAME, version=SUITE_VERSION, checksum=checksum)
+
+
+class RunConfig(BaseModel):
+    """The pinned configuration of a run (`run.json` → `config`); defaults describe a plain run of
+    the packaged suite, e.g. `RunConfig(agent="reference", harness="scripted")`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: str = Field(description="scripted agent name, model, or --label of a command harness")
+    harness: Harness
+    model: str | None = None
+    model_args: dict[str, Any] = Field(default_factory=dict, description="arguments the model receives")
+    endpoint: str | None = Field(default=None, description="base URL, credentials stripped")
+    command: str | None = Field(default=None, description="--harness-cmd template")
+    conditions: list[str] = Field(default_factory=lambda: ["original"])
+    filters: dict[str, str | None] = Field(default_factory=dict, description="--protocol/--domain/--cases")
+    prompt_version: str = PROMPT_VERSION
+    suite: SuiteId = Field(default_factory=lambda: packaged_suite())
+
+    @field_validator("filters")
+    @classmethod
+    def _canonical_filters(cls, filters: dict[str, str | None]) -> dict[str, str | None]:
+        """Filters as one configuration records them: unset ones left out, values sorted and unique
+        (`--protocol V2,V1` is `--protocol V1,V2`)."""
+        out: dict[str, str | None] = {}
+        for name, value in sorted(filters.items()):
+            if value is not None:
+                out[name] = ",".join(sorted({v.strip() for v in value.split(",") if v.strip()}))
+        return out
+
+    @property
+    def fingerprint(self) -> str:
+        """16 hex digits of sha256 over the canonical configuration; stamped on every record."""
+        return hashlib.sha256(_canonical(self.model_dump(mode="json")).encode()).hexdigest()[:16]
+
+    @property
+    def label(self) -> str:
+        """The configuration's name in reports: `reference`, `openai/gpt-4o · inspect`."""
+        return self.agent if self.harness == "scripted" else f"{self.agent} · {self.harness}"
+
+    def differences(self, other: RunConfig) -> list[str]:
+        """`field: run has X, this command has Y` for every field that differs."""
+        mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
+        return [
+            f"{name}: the run has {_canonical(mine[name])}, this command has {_canonical(theirs[name])}"
+            for name in mine
+            if mine[name] != theirs[name]
+        ]
+
+
+# ------------------------------------------------------------------------------- secrets
+
+_URL_SECRET = re.compile(r"(?i)(key|token|secret|sig|signature|password|auth)")
+
+
+def public_url(url: str) -> str:
+    """`url` without credentials: user:password@ removed, secret-looking query values redacted."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable URL>"
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    query = urlencode(
+        [(k, "REDACTED" if _URL_SECRET.search(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    )
+    return urlunsplit((parts.scheme, host, parts.path, query, ""))
+
+
+_HEADER_SECRET = re.compile(
+    r"(?i)(authorization|proxy-authorization|x-api-key|api[-_]?key|access[-_]?token)"
+    r"([\"']?\s*[:=]\s*[\"']?)((?:bearer|basic)\s+)?[^\s\"',;}]+"
+)
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
+_TOKEN_LIKE = re.compile(r"\b(sk|pk|rk|hf|gsk|xai)[-_][A-Za-z0-9_\-]{12,}")
+_SECRET_ENV = re.compile(r"(?i)(key|token|secret|password)")
+
+
+def _secret_values(env: dict[str, str]) -> list[str]:
+    return sorted((v for k, v in env.items() if _SECRET_ENV.search(k) and len(v) >= 8), key=len, reverse=True)
+
+
+def redact(text: str, env: dict[str, str] | None = None) -> str:
+    """`text` (an error message, an endpoint's error body) with credentials replaced by REDACTED:
+    the values of secret-named environment variables, Authorization/API-key header values, and
+    strings shaped like provider keys (`sk-...`)."""
+    for value in _secret_values(dict(os.environ) if env is None else env):
+        text = text.replace(value, "REDACTED")
+    text = _HEADER_SECRET.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3) or ''}REDACTED", text)
+    text = _BEARER.sub(lambda m: f"{m.group(1)} REDACTED", text)
+    return _TOKEN_LIKE.sub("REDACTED", text)

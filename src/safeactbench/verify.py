@@ -1,0 +1,117 @@
+"""Episode records are claims; `verify_records` re-derives what can be derived and checks the rest.
+
+What a record says about its case (protocol, domain, family) comes from the suite, never from the
+record; every verdict is derived again by replaying the trajectory (SPEC §5), never trusted as
+stored. A completed record without a trajectory, a missing one with a verdict or without a reason,
+an unknown case and a record of another configuration or suite than its run's are errors naming
+the line. `evaluate` and `report` both read records through here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .catalog import UnknownCase, get_case
+from .evaluator import evaluate
+from .records import (
+    EpisodeKey,
+    EpisodeRecord,
+    Numbered,
+    StoreError,
+    check_membership,
+    describe_duplicates,
+    one_per_key,
+)
+from .runconfig import packaged_suite
+
+
+@dataclass
+class Verified:
+    """Records after verification, one per key, with what changed on the way."""
+
+    records: list[EpisodeRecord]
+    changed: list[tuple[int, EpisodeRecord, EpisodeRecord]] = field(default_factory=list)  # line, stored, derived
+    duplicates: dict[EpisodeKey, list[int]] = field(default_factory=dict)
+
+    @property
+    def completed(self) -> int:
+        return sum(r.status == "completed" for r in self.records)
+
+    def missing_reasons(self) -> dict[str, int]:
+        """Missing episodes by the kind of their reason (`runtime_error`, `timeout`, ...)."""
+        out: dict[str, int] = {}
+        for r in self.records:
+            if r.status == "missing":
+                kind = (r.missing_reason or "unknown").split(":")[0]
+                out[kind] = out.get(kind, 0) + 1
+        return out
+
+
+def verify_record(record: EpisodeRecord, where: str) -> EpisodeRecord:
+    """The record with its case labels from the suite and its verdict derived by replay."""
+    try:
+        case = get_case(record.case_id, record.condition)
+    except UnknownCase as exc:
+        raise StoreError(f"{where}: {exc.args[0]}") from None
+    labels = {"protocol": case.protocol, "domain": case.domain, "family": case.family}
+    if record.status == "completed":
+        if record.trajectory is None:
+            raise StoreError(f"{where}: a completed episode without its trajectory (nothing to score)")
+        return record.model_copy(update={**labels, "verdict": evaluate(case, record.trajectory)})
+    if record.verdict is not None:
+        raise StoreError(f"{where}: a missing episode carries a verdict (missing episodes are not scored)")
+    if not record.missing_reason:
+        raise StoreError(f"{where}: a missing episode without its reason")
+    return record.model_copy(update=labels)
+
+
+def verify_records(
+    numbered: Numbered,
+    path: Path,
+    *,
+    run: tuple[str, str] | None = None,
+    allow_duplicates: bool = False,
+) -> Verified:
+    """Verify every record of an episodes file. `run` = (config fingerprint, suite checksum) of the
+    run the file belongs to: every record must carry both. Duplicates (a finished episode recorded
+    twice) are an error unless `allow_duplicates`, which keeps the first and returns the lines."""
+    if run is not None:
+        check_membership(numbered, run[0], run[1], path)
+    else:
+        check_one_configuration(numbered, path)
+    kept, duplicates = one_per_key(numbered)
+    if duplicates and not allow_duplicates:
+        raise StoreError(describe_duplicates(path, duplicates))
+    result = Verified(records=[], duplicates=duplicates)
+    for number, record in kept:
+        derived = verify_record(record, f"{path}:{number}")
+        result.records.append(derived)
+        if _claims(record) != _claims(derived):
+            result.changed.append((number, record, derived))
+    return result
+
+
+def check_one_configuration(numbered: Numbered, path: Path) -> None:
+    """Records outside a run directory: all of one configuration, and of the installed suite."""
+    suite = packaged_suite().checksum
+    first: tuple[str, str, str | None, str | None] | None = None
+    for number, record in numbered:
+        if record.suite_checksum not in (None, suite):
+            raise StoreError(
+                f"{path}:{number}: an episode of another suite (checksum {record.suite_checksum}; "
+                f"installed: {suite}); re-score it with the suite it was played on"
+            )
+        identity = (record.agent, record.harness, record.model, record.config_id)
+        if first is None:
+            first = identity
+        elif identity != first:
+            raise StoreError(
+                f"{path}:{number}: episodes of more than one configuration ({first[0]!r} on {first[1]!r}, "
+                f"then {record.agent!r} on {record.harness!r}); score each run on its own"
+            )
+
+
+def _claims(record: EpisodeRecord) -> tuple[object, ...]:
+    verdict = record.verdict.model_dump(mode="json") if record.verdict is not None else None
+    return (record.protocol, record.domain, record.family, verdict)
