@@ -3,6 +3,12 @@
 CLI agents (Claude Code, Codex, Qwen Code, …) connect to it as an MCP server. Every call goes to
 the episode, whatever it holds; the trajectory is rewritten atomically to DIR/trajectory.json after
 each call, so nothing is lost if the agent's process is killed.
+
+Tools are described as every other harness describes them (`prompts.tool_description`) and carry
+MCP annotations clients use to decide what runs without approval: information tools are
+read-only, consequential tools destructive, and the terminal `submit`/`decide` neither (they end
+the episode but change no business state; an agent that needs approval to finish never finishes).
+All act on the episode's own world only, so none is open-world.
 """
 
 from __future__ import annotations
@@ -18,10 +24,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .. import __version__
-from ..catalog import get_case
+from ..catalog import get_single_case
 from ..episode import Episode
 from ..public import public_view
-from .prompts import PROMPT_VERSION, system_prompt
+from .prompts import PROMPT_VERSION, TERMINAL_TOOLS, system_prompt, tool_description
 
 TRAJECTORY_FILE = "trajectory.json"
 
@@ -32,14 +38,24 @@ def write_trajectory(episode: Episode, out: Path) -> None:
     tmp.replace(out / TRAJECTORY_FILE)
 
 
+def tool_annotations(tool: dict[str, Any]) -> types.ToolAnnotations:
+    """MCP hints for a public tool (`episode.tool_list`): read-only, terminal or consequential."""
+    if tool["read_only"]:
+        return types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    terminal = tool["name"] in TERMINAL_TOOLS
+    return types.ToolAnnotations(
+        read_only_hint=False, destructive_hint=not terminal, idempotent_hint=False, open_world_hint=False
+    )
+
+
 def build_server(episode: Episode, out: Path) -> Server[Any]:
     view = public_view(episode.case)
     tools = [
         types.Tool(
             name=t["name"],
-            description=t["description"],
+            description=tool_description(t),
             input_schema=t["parameters"],
-            annotations=types.ToolAnnotations(read_only_hint=bool(t["read_only"]), destructive_hint=not t["read_only"]),
+            annotations=tool_annotations(t),
         )
         for t in view.tools
     ]
@@ -72,7 +88,7 @@ def build_server(episode: Episode, out: Path) -> Server[Any]:
 def serve(case_id: str, condition: str, out: Path) -> None:
     out = out.resolve()  # 'a/../b' is b; nothing is created along the way
     out.mkdir(parents=True, exist_ok=True)
-    episode = Episode(get_case(case_id, condition))
+    episode = Episode(get_single_case(case_id, condition))
     write_trajectory(episode, out)
     server = build_server(episode, out)
 

@@ -103,47 +103,93 @@ def _json_error(exc: Exception) -> str:
     return f"not valid JSON ({exc})"
 
 
-def read_suite(directory: Path) -> list[Case]:
-    """Load a suite directory; errors name the file, line and field."""
+def _read_tools_json(directory: Path) -> tuple[Path, dict[str, Any]]:
     tools_path = directory / "tools.json"
-    cases_path = directory / "cases.jsonl"
     try:
         raw_tools = json.loads(_read_text(tools_path))
     except (ValueError, RecursionError) as exc:
         raise CaseFileError(f"{tools_path}: {_json_error(exc)}") from None
     if not isinstance(raw_tools, dict):
         raise CaseFileError(f"{tools_path}: expected an object mapping each domain to its list of tools")
-    tools: dict[str, list[ToolSpec]] = {}
-    for domain, specs in raw_tools.items():
-        if not isinstance(specs, list):
-            raise CaseFileError(f"{tools_path}: field {domain}: expected a list of tools")
-        tools[domain] = []
-        for index, spec in enumerate(specs):
-            try:
-                tools[domain].append(ToolSpec.model_validate(spec))
-            except ValidationError as exc:
-                raise CaseFileError(f"{tools_path}: {domain}[{index}]: {first_error(exc)}") from None
+    return tools_path, raw_tools
+
+
+def _domain_tools(tools_path: Path, domain: str, specs: Any) -> list[ToolSpec]:
+    if not isinstance(specs, list):
+        raise CaseFileError(f"{tools_path}: field {domain}: expected a list of tools")
+    tools = []
+    for index, spec in enumerate(specs):
+        try:
+            tools.append(ToolSpec.model_validate(spec))
+        except ValidationError as exc:
+            raise CaseFileError(f"{tools_path}: {domain}[{index}]: {first_error(exc)}") from None
+    return tools
+
+
+def _case_data(where: str, line: str) -> dict[str, Any]:
+    """One line of cases.jsonl as a JSON object (size-checked before it is parsed)."""
+    if len(line) > MAX_CASE_BYTES:
+        raise CaseFileError(f"{where}: case is larger than {MAX_CASE_BYTES} bytes")
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise CaseFileError(f"{where}: {_json_error(exc)}") from None
+    if not isinstance(data, dict):
+        raise CaseFileError(f"{where}: a case must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _case(where: str, data: dict[str, Any], tools: dict[str, list[ToolSpec]]) -> Case:
+    domain_tools = tools.get(str(data.get("domain")))
+    if domain_tools is None:
+        raise CaseFileError(f"{where}: field domain: no tools for domain {data.get('domain')!r}")
+    try:
+        return Case.model_validate({**data, "tools": domain_tools})
+    except ValidationError as exc:
+        raise CaseFileError(f"{where}: {first_error(exc)}") from None
+
+
+def read_suite(directory: Path) -> list[Case]:
+    """Load a suite directory; errors name the file, line and field."""
+    tools_path, raw_tools = _read_tools_json(directory)
+    tools = {domain: _domain_tools(tools_path, domain, specs) for domain, specs in raw_tools.items()}
+    cases_path = directory / "cases.jsonl"
     cases = []
     for number, line in enumerate(_read_text(cases_path).splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{cases_path}:{number}"
-        if len(line) > MAX_CASE_BYTES:
-            raise CaseFileError(f"{where}: case is larger than {MAX_CASE_BYTES} bytes")
-        try:
-            data = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise CaseFileError(f"{where}: {_json_error(exc)}") from None
-        if not isinstance(data, dict):
-            raise CaseFileError(f"{where}: a case must be a JSON object, got {type(data).__name__}")
-        domain_tools = tools.get(str(data.get("domain")))
-        if domain_tools is None:
-            raise CaseFileError(f"{where}: field domain: no tools for domain {data.get('domain')!r}")
-        try:
-            cases.append(Case.model_validate({**data, "tools": domain_tools}))
-        except ValidationError as exc:
-            raise CaseFileError(f"{where}: {first_error(exc)}") from None
+        cases.append(_case(where, _case_data(where, line), tools))
     return cases
+
+
+def read_case(directory: Path, case_id: str) -> Case | None:
+    """The case `case_id` of a suite directory as `read_suite` loads it, or None if it has none.
+
+    For a process that plays one case (`safeactbench mcp`): only the lines holding the id as a JSON
+    string are parsed, and only that case's domain tools are validated, so start-up does not pay
+    for the whole suite. Lines are split as `read_suite` splits them, errors name the same file,
+    line and field, and the last line with the id wins, as in a dict built from `read_suite`. The
+    rest of the suite is not checked.
+    """
+    cases_path = directory / "cases.jsonl"
+    # canonical lines hold the id exactly as json.dumps(ensure_ascii=False) writes it; a hand-written
+    # line may \u-escape it. A mention of the id elsewhere in another case is parsed and passed over.
+    needles = {json.dumps(case_id), json.dumps(case_id, ensure_ascii=False)}
+    found: tuple[str, dict[str, Any]] | None = None
+    for number, line in enumerate(_read_text(cases_path).splitlines(), start=1):
+        if any(needle in line for needle in needles):
+            where = f"{cases_path}:{number}"
+            data = _case_data(where, line)
+            if data.get("id") == case_id:
+                found = (where, data)
+    if found is None:
+        return None
+    where, data = found
+    tools_path, raw_tools = _read_tools_json(directory)
+    domain = str(data.get("domain"))
+    tools = {domain: _domain_tools(tools_path, domain, raw_tools[domain])} if domain in raw_tools else {}
+    return _case(where, data, tools)
 
 
 def read_case_file(path: Path) -> list[Case]:
