@@ -1,33 +1,33 @@
-"""`safeactbench serve-agent AGENT`: a scripted agent behind an OpenAI-compatible chat-completions API.
+"""`safeactbench serve-agent AGENT`: a scripted agent behind OpenAI-compatible model APIs.
 
-An offline stand-in for a model endpoint. Point any OpenAI-compatible harness at
-`http://127.0.0.1:PORT/v1` — `run --harness native`, Inspect's openai provider, your own — and the
-scripted agent plays the episode, so a harness can be checked end to end (the reference agent must
-score every case) and load-tested (`--latency`, `--jitter`; the concurrency benchmark uses it).
+An offline stand-in for a model endpoint. Point any OpenAI-compatible harness or CLI agent at
+`http://127.0.0.1:PORT/v1` — `run --harness native`, Inspect's openai provider, Codex CLI, Qwen Code,
+your own — and the scripted agent plays the episode, so a harness can be checked end to end (the
+reference agent must score every case) and load-tested (`--latency`, `--jitter`; the concurrency
+benchmark uses it).
 
-- Which episode a request belongs to: the `X-SafeActBench-Episode: case|condition|repetition` header
-  the native harness sends; without it, the request's system and user prompts, looked up among the
-  original cases (an intervention variant can share its prompts with the original: send the header).
-- The answer: the next call of the agent's call sequence on that case (`scripted_calls`), one tool
-  call per turn, the turn being the number of tool results (`"role": "tool"` messages) in the
-  request; once the sequence is exhausted, a text reply. Every answer carries `usage`. Requests with
-  the header are not parsed at all: the turn is counted in the raw body (see `tool_results`), which
-  keeps the server cheap next to the harness it measures.
+- APIs: chat completions (`POST .../chat/completions`) and Responses (`POST .../responses`), each
+  as plain JSON or as an SSE stream (`serve_agent.chat`, `serve_agent.responses`).
+- Which episode a request belongs to (`serve_agent.episodes`): an episode base URL
+  `/ep/<token>/v1` (tokens from `POST /ep`), the `X-SafeActBench-Episode: case|condition|repetition`
+  header the native harness sends, else the task prompt of an original case found in the request.
+- The answer: the next call of the agent's call sequence on that case, one tool call per turn, the
+  turn being the number of tool results in the request, sent under the tool name the client offered
+  (`tool_names`); once the sequence is exhausted, a text reply. Every answer carries usage.
 - Faults on demand: `fail` answers the first N requests of every episode with HTTP `fail_status`.
-- Standard library only (asyncio streams, HTTP/1.1 keep-alive), 127.0.0.1 only. It stops after
-  `max_seconds`, after `idle_exit` seconds without a request, or on `POST /shutdown`; `GET /stats`
-  and the `stats` file (written on exit) give requests, peak requests in flight, first request and
-  last response times, the latencies drawn and CPU seconds.
+- Standard library only (asyncio streams, HTTP/1.1 keep-alive; a stream is sent whole, with its
+  length), 127.0.0.1 only. It stops after `max_seconds`, after `idle_exit` seconds without a
+  request, or on `POST /shutdown`; `GET /stats` and the `stats` file (written on exit) give
+  requests, peak requests in flight, first request and last response times, the latencies drawn
+  and CPU seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import random
-import re
 import resource
 import time
 from collections.abc import Callable
@@ -37,12 +37,23 @@ from typing import Any
 
 from ..agents import get_agent
 from ..catalog import UnknownCase
-from ..public import public_view
 from ..runner import gc_thresholds
 from ..suite.data import load_suite
 from .openai_api import EPISODE_HEADER
-from .prompts import system_prompt, user_prompt
-from .scripted_calls import DONE_TEXT, scripted_calls
+from .serve_agent import chat, responses
+from .serve_agent.chat import tool_results
+from .serve_agent.episodes import (
+    EpisodeKey,
+    EpisodeTokens,
+    PromptIndex,
+    RequestError,
+    UnknownEpisodeToken,
+    episode_from_header,
+    split_episode_path,
+)
+from .serve_agent.turn import WireAPI, answer, next_call
+
+__all__ = ["EpisodeTokens", "ServerConfig", "ServerStats", "serve", "tool_results"]
 
 HOST = "127.0.0.1"
 MAX_BODY = 16 * 1024 * 1024
@@ -86,114 +97,29 @@ class ServerStats:
         return out
 
 
-class RequestError(ValueError):
-    """A request the agent cannot answer; the message goes back as an OpenAI-style error."""
+Reply = tuple[int, bytes, str]  # status, body, content type
+APIS: dict[str, WireAPI] = {"/chat/completions": chat, "/responses": responses}
 
 
-def _prompt_key(system: str, user: str) -> str:
-    return hashlib.sha256(f"{system}\x00{user}".encode()).hexdigest()
+def _error(status: int, message: str, kind: str = "invalid_request_error") -> Reply:
+    return status, json.dumps({"error": {"message": message, "type": kind}}).encode(), "application/json"
 
 
-class PromptIndex:
-    """The original cases by their system and user prompts (built on first use: headerless clients)."""
-
-    def __init__(self) -> None:
-        self._cases: dict[str, str] | None = None
-
-    def case_id(self, messages: list[Any]) -> str:
-        if self._cases is None:
-            self._cases = {}
-            for case in load_suite():
-                view = public_view(case)
-                self._cases[_prompt_key(system_prompt(view), user_prompt(view))] = case.id
-        texts = {"system": "", "user": ""}
-        for message in messages:
-            role = message.get("role") if isinstance(message, dict) else None
-            role = "system" if role == "developer" else role
-            if role in texts and not texts[role]:
-                texts[role] = _text(message.get("content"))
-        found = self._cases.get(_prompt_key(texts["system"], texts["user"]))
-        if found is None:
-            raise RequestError(f"no original case has these prompts; send the {EPISODE_HEADER} header")
-        return found
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""
-
-
-def episode_of(header: str | None, messages: list[Any], index: PromptIndex) -> tuple[str, str, int]:
-    if header is None:
-        return index.case_id(messages), "original", 0
-    case_id, condition, repetition = [*header.split("|"), "", ""][:3]
-    if not case_id or not repetition.isdigit():
-        raise RequestError(f"{EPISODE_HEADER}: expected 'case|condition|repetition', got {header!r}")
-    return case_id, condition or "original", int(repetition)
-
-
-TOOL_RESULT = re.compile(rb'"role"\s*:\s*"tool"')
-STREAM = re.compile(rb'"stream"\s*:\s*true')
-
-
-def tool_results(body: bytes) -> int:
-    """The tool messages in a request body, counted without parsing it. A raw `"role": "tool"`
-    member can only be a message's role: inside JSON strings every quote is escaped, so no prompt,
-    argument, observation or schema text can match, and JSON Schemas never map a key to a string."""
-    return len(TOOL_RESULT.findall(body))
-
-
-def next_turn(agent: str, episode: tuple[str, str, int], made: int) -> tuple[str, Any] | None:
-    """The agent's next call after `made` calls, or None when it has nothing more to do."""
-    try:
-        calls = scripted_calls(agent, *episode)
-    except UnknownCase as exc:
-        raise RequestError(str(exc.args[0])) from None
-    return calls[made] if made < len(calls) else None
-
-
-def completion(model: str, call: tuple[str, Any] | None, serial: int, prompt_chars: int) -> dict[str, Any]:
-    if call is None:
-        message: dict[str, Any] = {"role": "assistant", "content": DONE_TEXT}
-        finish = "stop"
-    else:
-        tool, arguments = call
-        text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-        message = {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [{"id": f"call_{serial}", "type": "function", "function": {"name": tool, "arguments": text}}],
-        }
-        finish = "tool_calls"
-    output_tokens = 12 if call is None else 8 + len(json.dumps(call[1])) // 4
-    prompt_tokens = prompt_chars // 4
-    return {
-        "id": f"chatcmpl-{serial}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": output_tokens,
-            "total_tokens": prompt_tokens + output_tokens,
-        },
-    }
-
-
-def _error(status: int, message: str, kind: str = "invalid_request_error") -> tuple[int, dict[str, Any]]:
-    return status, {"error": {"message": message, "type": kind}}
+def _json(payload: dict[str, Any]) -> Reply:
+    return 200, json.dumps(payload).encode(), "application/json"
 
 
 class AgentServer:
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, tokens: EpisodeTokens | None = None) -> None:
         get_agent(config.agent)  # an unknown agent fails here, before the port opens
         self.config = config
+        self.tokens = tokens or EpisodeTokens()
+        self.port = 0  # set once the port is open
+        self.serial = 0  # answers computed: ids of completions, responses, items and calls
         self.stats = ServerStats()
         self.rng = random.Random(config.seed)
         self.index = PromptIndex()
-        self.failures: dict[tuple[str, str, int], int] = {}
+        self.failures: dict[EpisodeKey, int] = {}
         self.stopped = asyncio.Event()
         self.last_activity = self.started = time.monotonic()
 
@@ -209,10 +135,9 @@ class AgentServer:
                 request = await _read_request(reader)
                 if request is None:
                     break
-                status, payload = await self.respond(*request)
-                data = json.dumps(payload).encode()
+                status, data, content_type = await self.respond(*request)
                 head = (
-                    f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}\r\nContent-Type: application/json\r\n"
+                    f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}\r\nContent-Type: {content_type}\r\n"
                     f"Content-Length: {len(data)}\r\nConnection: keep-alive\r\n\r\n"
                 )
                 writer.write(head.encode() + data)
@@ -224,15 +149,18 @@ class AgentServer:
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def respond(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+    async def respond(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Reply:
         self.last_activity = time.monotonic()
-        path = path.split("?")[0]
-        if method == "POST" and path == "/shutdown":
+        token, route = split_episode_path(path.split("?")[0])
+        if method == "POST" and route == "/shutdown" and token is None:
             self.stop("shutdown")
-            return 200, {"stopping": True}
-        if method == "GET" and path == "/stats":
-            return 200, self.stats.summary()
-        if not (method == "POST" and path.endswith("/chat/completions")):
+            return _json({"stopping": True})
+        if method == "GET" and route == "/stats" and token is None:
+            return _json(self.stats.summary())
+        if method == "POST" and route == "/ep" and token is None:
+            return self._register(body)
+        api = next((api for suffix, api in APIS.items() if route.endswith(suffix)), None)
+        if method != "POST" or api is None:
             self.stats.errors += 1
             return _error(404, f"no route {method} {path}", "not_found")
         stats = self.stats
@@ -243,44 +171,57 @@ class AgentServer:
         stats.in_flight += 1
         stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
         try:
-            return await self._complete(headers, body)
+            return await self._complete(api, token, headers, body)
         finally:
             stats.in_flight -= 1
 
-    async def _complete(self, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+    def _register(self, body: bytes) -> Reply:
+        """`POST /ep {"case": ID, "condition": "original", "repetition": 0}` -> a token and its base URL."""
+        try:
+            spec = json.loads(body or b"{}")
+            case_id, condition, repetition = spec["case"], spec.get("condition", "original"), spec.get("repetition", 0)
+            if not (isinstance(case_id, str) and isinstance(condition, str)):
+                raise TypeError
+            if type(repetition) is not int or repetition < 0:
+                raise ValueError
+            token = self.tokens.register(case_id, condition, repetition)
+        except UnknownCase as exc:
+            return _error(400, str(exc.args[0]))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return _error(400, 'expected {"case": ID, "condition": NAME, "repetition": N}')
+        return _json({"token": token, "base_url": f"http://{HOST}:{self.port}/ep/{token}/v1"})
+
+    async def _complete(self, api: WireAPI, token: str | None, headers: dict[str, str], body: bytes) -> Reply:
         config, stats = self.config, self.stats
         try:
-            if STREAM.search(body):
-                raise RequestError("streaming is not supported")
-            episode = self._episode(headers.get(EPISODE_HEADER.lower()), body)
-            call = next_turn(config.agent, episode, tool_results(body))
-        except (ValueError, RequestError) as exc:  # JSONDecodeError is a ValueError
+            turn = api.read(body, self._known_episode(token, headers), self.index)
+            self.serial += 1
+            reply = answer(turn, next_call(config.agent, turn.episode, turn.made), self.serial, len(body))
+        except RequestError as exc:
             stats.errors += 1
-            return _error(400, str(exc))
+            return _error(exc.status, str(exc))
         delay = max(0.0, config.latency + self.rng.uniform(-config.jitter, config.jitter))
         stats.latencies.append(delay)
         await asyncio.sleep(delay)
-        failed = self.failures.get(episode, 0)
+        failed = self.failures.get(turn.episode, 0)
         if failed < config.fail:
-            self.failures[episode] = failed + 1
+            self.failures[turn.episode] = failed + 1
             stats.injected_failures += 1
             return _error(config.fail_status, f"injected failure {failed + 1} of {config.fail}", "server_error")
         stats.completions += 1
         stats.last_response = time.time()
-        return 200, completion(config.agent, call, stats.completions, len(body))
+        data, content_type = api.render(config.agent, reply, turn)
+        return 200, data, content_type
 
-    def _episode(self, header: str | None, body: bytes) -> tuple[str, str, int]:
-        if header is not None:
-            if not body.lstrip().startswith(b"{"):
-                raise RequestError("the body must be a JSON object")
-            return episode_of(header, [], self.index)
-        try:
-            request = json.loads(body)
-        except ValueError as exc:
-            raise RequestError(f"the body is not JSON: {exc}") from None
-        if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
-            raise RequestError("the body must be a JSON object with a 'messages' list")
-        return episode_of(None, request["messages"], self.index)
+    def _known_episode(self, token: str | None, headers: dict[str, str]) -> EpisodeKey | None:
+        """The episode named by the URL or the header; None: the request's prompts must tell."""
+        if token is not None:
+            episode = self.tokens.episode(token)
+            if episode is None:
+                raise UnknownEpisodeToken("unknown episode token: register episodes with POST /ep")
+            return episode
+        header = headers.get(EPISODE_HEADER.lower())
+        return None if header is None else episode_from_header(header)
 
     async def watchdog(self) -> None:
         while not self.stopped.is_set():
@@ -318,20 +259,28 @@ async def serve(
     port: int = 0,
     stats_path: Path | None = None,
     on_ready: Callable[[int], None] | None = None,
+    tokens: EpisodeTokens | None = None,
 ) -> ServerStats:
-    """Serve until a stop condition; `on_ready(port)` once the port is open."""
+    """Serve until a stop condition; `on_ready(port)` once the port is open. In-process callers may
+    pass `tokens` and register episodes on it (`tokens.register(...)`, the base URL being
+    `http://127.0.0.1:PORT/ep/TOKEN/v1`) instead of `POST /ep`."""
     load_suite()  # before gc_thresholds freezes what exists
     with gc_thresholds():
-        return await _serve(config, port, stats_path, on_ready)
+        return await _serve(config, port, stats_path, on_ready, tokens)
 
 
 async def _serve(
-    config: ServerConfig, port: int, stats_path: Path | None, on_ready: Callable[[int], None] | None
+    config: ServerConfig,
+    port: int,
+    stats_path: Path | None,
+    on_ready: Callable[[int], None] | None,
+    tokens: EpisodeTokens | None,
 ) -> ServerStats:
-    state = AgentServer(config)
+    state = AgentServer(config, tokens)
     server = await asyncio.start_server(state.handle, HOST, port, backlog=2048, limit=MAX_BODY)
+    state.port = server.sockets[0].getsockname()[1]
     if on_ready is not None:
-        on_ready(server.sockets[0].getsockname()[1])
+        on_ready(state.port)
     watchdog = asyncio.create_task(state.watchdog())
     await state.stopped.wait()
     watchdog.cancel()

@@ -2,8 +2,10 @@
 
 The real Inspect pipeline runs (prompt, tool schemas, the ReAct loop, the scorer); only the
 "model" is a scripted agent. Each generate() call answers with the next call of the agent's cached
-call sequence on the sample's case (`scripted_calls`). Every output carries `usage`, so nothing is
-fetched for token counting and the pipeline runs offline.
+call sequence on the sample's case (`scripted_calls`), under the name the tool is offered as
+(`tool_names`: a CLI agent driven through Inspect's agent bridge may offer `get_charge` as
+`mcp__safeactbench__get_charge`). Every output carries `usage`, so nothing is fetched for token
+counting and the pipeline runs offline.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..agents import get_agent
 from .scripted_calls import DONE_TEXT, scripted_calls
+from .tool_names import OfferedTool, offered_tool
 
 
 @modelapi(name="safeactbench")
@@ -77,7 +80,7 @@ class ScriptedAgentAPI(ModelAPI):
             tool, arguments = calls[made][0], copy.deepcopy(calls[made][1])  # the cached script stays intact
             output = ModelOutput.for_tool_call(
                 model=self.model_name,
-                tool_name=tool,
+                tool_name=offered_tool(tool, (OfferedTool(t.name) for t in tools)).name,
                 tool_arguments=arguments if isinstance(arguments, dict) else {"raw": arguments},
                 tool_call_id=f"call_{made}",
             )

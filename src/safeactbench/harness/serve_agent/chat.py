@@ -1,0 +1,141 @@
+"""Chat completions (`POST .../chat/completions`): read a request, write a completion or its SSE stream.
+
+A request whose episode is known from the URL or the header is not parsed at all: the turn is
+counted in the raw body (`tool_results`) and the body is parsed only when the agent's tool is not
+offered under its own name, which keeps the server cheap next to the harness it measures. Other
+requests are parsed to find the episode from their text.
+
+Streams (`"stream": true`) follow OpenAI's `chat.completion.chunk` shapes: the role delta (with the
+tool call's index, id, type and name), argument or content deltas, a chunk with `finish_reason`
+(`tool_calls` or `stop`), a usage chunk with empty `choices` when `stream_options.include_usage`
+asks for it, then `data: [DONE]`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from functools import lru_cache
+from typing import Any
+
+from ..tool_names import OfferedTool, offered_tool
+from .episodes import EpisodeKey, PromptIndex, RequestError
+from .turn import Answer, Turn, pieces, sse
+
+TOOL_RESULT = re.compile(rb'"role"\s*:\s*"tool"')
+STREAM = re.compile(rb'"stream"\s*:\s*true')
+INCLUDE_USAGE = re.compile(rb'"include_usage"\s*:\s*true')
+PROMPT_ROLES = ("system", "developer", "user")
+
+
+def tool_results(body: bytes) -> int:
+    """The tool messages in a request body, counted without parsing it. A raw `"role": "tool"`
+    member can only be a message's role: inside JSON strings every quote is escaped, so no prompt,
+    argument, observation or schema text can match, and JSON Schemas never map a key to a string."""
+    return len(TOOL_RESULT.findall(body))
+
+
+@lru_cache(maxsize=1024)
+def _named(tool: str) -> re.Pattern[bytes]:
+    return re.compile(rb'"name"\s*:\s*"' + re.escape(tool.encode()) + rb'"')
+
+
+def read(body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
+    if episode is not None:
+        if not body.lstrip().startswith(b"{"):
+            raise RequestError("the body must be a JSON object")
+
+        def route(tool: str) -> OfferedTool:  # the raw check spares parsing when the name is offered as is
+            return OfferedTool(tool) if _named(tool).search(body) else offered_tool(tool, offered(_parse(body)))
+
+        stream = bool(STREAM.search(body))
+        return Turn(episode, tool_results(body), route, stream, stream and bool(INCLUDE_USAGE.search(body)))
+    request = _parse(body)
+    messages = request["messages"]
+    texts = [_text(m.get("content")) for m in messages if isinstance(m, dict) and m.get("role") in PROMPT_ROLES]
+    made = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "tool")
+    stream = request.get("stream") is True
+    options = request.get("stream_options")
+    include_usage = stream and isinstance(options, dict) and options.get("include_usage") is True
+    tools = offered(request)
+    episode = (index.case_id(texts), "original", 0)
+    return Turn(episode, made, lambda tool: offered_tool(tool, tools), stream, include_usage)
+
+
+def _parse(body: bytes) -> dict[str, Any]:
+    try:
+        request = json.loads(body)
+    except ValueError as exc:
+        raise RequestError(f"the body is not JSON: {exc}") from None
+    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+        raise RequestError("the body must be a JSON object with a 'messages' list")
+    return request
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
+
+
+def offered(request: dict[str, Any]) -> list[OfferedTool]:
+    tools = request.get("tools")
+    functions = [t.get("function") for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+    return [OfferedTool(f["name"]) for f in functions if isinstance(f, dict) and isinstance(f.get("name"), str)]
+
+
+def render(model: str, answer: Answer, turn: Turn) -> tuple[bytes, str]:
+    """The response body and its content type."""
+    if turn.stream:
+        return _stream(model, answer, turn.include_usage), "text/event-stream"
+    return json.dumps(completion(model, answer)).encode(), "application/json"
+
+
+def _tool_call(answer: Answer, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": f"call_{answer.serial}", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def completion(model: str, answer: Answer) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": answer.text}
+    if answer.tool is not None:
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_tool_call(answer, answer.tool.name, answer.arguments)],
+        }
+    return {
+        "id": f"chatcmpl-{answer.serial}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop" if answer.tool is None else "tool_calls"}],
+        "usage": answer.usage,
+    }
+
+
+def _stream(model: str, answer: Answer, include_usage: bool) -> bytes:
+    base: dict[str, Any] = {
+        "id": f"chatcmpl-{answer.serial}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return None, {**base, "choices": [choice], **({"usage": None} if include_usage else {})}
+
+    if answer.tool is None:
+        events = [chunk({"role": "assistant", "content": ""})]
+        events += [chunk({"content": piece}) for piece in pieces(answer.text)]
+        events.append(chunk({}, "stop"))
+    else:  # the first delta names the call; the arguments follow in pieces
+        opening = {"index": 0, **_tool_call(answer, answer.tool.name, "")}
+        events = [chunk({"role": "assistant", "content": None, "tool_calls": [opening]})]
+        for piece in pieces(answer.arguments):
+            events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+        events.append(chunk({}, "tool_calls"))
+    if include_usage:
+        events.append((None, {**base, "choices": [], "usage": answer.usage}))
+    return sse(events, done=True)
