@@ -305,6 +305,8 @@ def test_configurations_merge_runs_and_label_harnesses() -> None:
     assert len(eager.scored()) == 3
     assert config_label({"config": {"agent": "claude", "harness": "command"}}, []) == "claude · command"
     assert config_label({}, [rec("x", agent="b")]) == "b"  # an older run.json: the records name it
+    unsandboxed = {"config": {"agent": "m", "harness": "codex-cli", "sandbox": False}}
+    assert config_label(unsandboxed, []) == "m · codex-cli (no sandbox)"
     assert a1.planned == 2 and a2.planned is None
 
 

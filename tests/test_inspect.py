@@ -111,7 +111,7 @@ def test_api_failures_are_missing_episodes_and_resume_retries_them(tmp_path: Pat
     cases = ",".join(sample_cases(1)[:3])
     base = ["run", "--model", "safeactbench/reference", "--cases", cases, "--out", str(out)]
     result = CliRunner().invoke(app, [*base, "--model-arg", "fail=always"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1 and "no episode completed" in result.output, result.output
     records = read_episodes(out / "episodes.jsonl")
     assert len(records) == 3 and all(r.status == "missing" and r.verdict is None for r in records)
     assert all(r.missing_reason.startswith("runtime_error: ConnectionError") for r in records)

@@ -122,7 +122,7 @@ def test_harness_crash_and_timeout_are_missing_not_failures(tmp_path: Path) -> N
         result = CliRunner().invoke(
             app, ["run", "--harness-cmd", command, "--cases", case_id, "--out", str(out), "--timeout", "3"]
         )
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 1 and "no episode completed" in result.output, result.output
         [record] = read_episodes(out / "episodes.jsonl")
         assert record.status == "missing" and record.verdict is None
         assert record.missing_reason.startswith(reason)

@@ -386,7 +386,7 @@ def test_credentials_in_urls_and_error_bodies_are_never_stored(leaky_endpoint: s
     keyed = leaky_endpoint.replace("user:hunter2pass@", "")  # the key travels in the Authorization header
     done = cli("run", "--model", "openai/x", "--harness", "native", "--model-arg", f"base_url={keyed}",
                "--protocol", "V1", "--limit", "2", "--out", str(out), env={"OPENAI_API_KEY": SECRET})  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1 and "no episode completed" in done.stderr, done.stderr
     records = read_episodes(out / "episodes.jsonl")
     assert [r.status for r in records] == ["missing", "missing"]
     assert "HTTP 400" in (records[0].missing_reason or "") and "REDACTED" in (records[0].missing_reason or "")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +21,7 @@ from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
 from .catalog import CONDITIONS, UnknownCase, played
 from .model import Case
 from .public import public_view
-from .runconfig import EXECUTION_ARGS, SECRET_ARGS, RunConfig, public_url
+from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, SECRET_ARGS, RunConfig, public_url
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
 from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, read_numbered, run_config
 from .suite.data import CaseFileError, load_suite
@@ -34,7 +36,7 @@ console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_AGENT = "shallow"
-MODEL_HARNESSES = ("inspect", "native")
+MODEL_HARNESSES = ("inspect", "native", *CLI_HARNESSES)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -173,7 +175,8 @@ def run(
         str,
         typer.Option(
             "--harness",
-            help="with --model: 'inspect' (Inspect AI, any provider) or 'native' (lean loop, OpenAI-compatible API)",
+            help="with --model: 'inspect' (the shared ReAct loop, any Inspect provider), 'native' (lean loop, "
+            "OpenAI-compatible API), or a family CLI run by inspect_swe: " + ", ".join(CLI_HARNESSES),
         ),
     ] = "inspect",
     model_arg: Annotated[list[str] | None, typer.Option(help="model argument KEY=VALUE (repeatable)")] = None,
@@ -188,8 +191,15 @@ def run(
         typer.Option(help="external CLI agent per episode; placeholders {mcp_config} {prompt} {prompt_file} {workdir}"),
     ] = None,
     label: Annotated[str | None, typer.Option(help="configuration name for --harness-cmd runs")] = None,
-    timeout: Annotated[float, typer.Option(help="seconds per episode for --harness-cmd")] = 900.0,
+    timeout: Annotated[float, typer.Option(help="seconds per episode for CLI agents")] = 900.0,
+    sandbox: Annotated[
+        bool, typer.Option(help="run CLI agents' episodes in the bwrap sandbox (recorded in run.json)")
+    ] = True,
     max_concurrency: Annotated[int, typer.Option(min=1, help="episodes in flight (--model, --harness-cmd)")] = 8,
+    retries: Annotated[
+        int,
+        typer.Option(min=0, help="Inspect harnesses: retries of an episode that fails at runtime before it is missing"),
+    ] = 2,
     workers: Annotated[
         int, typer.Option(min=0, help="processes for --harness native (0: one per 64 episodes in flight, ≤ cores)")
     ] = 0,
@@ -219,15 +229,23 @@ def run(
     args = _model_args(model_arg)
     filters = {"protocol": protocol, "domain": domain, "cases": case_ids}
     config = _run_config(RunConfig(agent=agent, harness="scripted", conditions=conditions, filters=filters),
-                         model=model, harness=harness_name, args=args, command=harness_cmd, label=label)  # fmt: skip
+                         model=model, harness=harness_name, args=args, command=harness_cmd, label=label,
+                         sandbox=sandbox)  # fmt: skip
     try:
         store = RunStore(out)
         execution = {k: v for k, v in args.items() if k in EXECUTION_ARGS}
-        done = store.open(config, run_metadata(repeat=repeat, execution=execution), planned=len(jobs), resume=resume)
+        extra: dict[str, Any] = {"repeat": repeat, "execution": execution}
+        if config.harness in CLI_HARNESSES:
+            from .harness.family_cli import FAMILY_CLIS
+
+            executable = FAMILY_CLIS[config.harness][1]
+            extra["cli"] = {"name": executable, "version": cli_version(executable)}
+        done = store.open(config, run_metadata(**extra), planned=len(jobs), resume=resume)
     except StoreError as exc:
         raise fail(str(exc)) from None
     try:
-        _play(config, store, jobs, done, args, timeout=timeout, max_concurrency=max_concurrency, workers=workers)
+        _play(config, store, jobs, done, args, timeout=timeout, max_concurrency=max_concurrency, workers=workers,
+              retries=retries)  # fmt: skip
         meta = finish(store)
     except StoreError as exc:
         raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
@@ -240,10 +258,19 @@ def run(
     if report:
         paths = write_report([store.directory], store.directory / "report")
         console.print(f"report: {paths['html']}")
+    if meta["completed"] == 0 and meta["planned"]:
+        raise fail(f"no episode completed (missing: {meta.get('missing') or {}}); {STORED_SO_FAR}", 1)
 
 
 def _run_config(
-    base: RunConfig, *, model: str | None, harness: str, args: dict[str, Any], command: str | None, label: str | None
+    base: RunConfig,
+    *,
+    model: str | None,
+    harness: str,
+    args: dict[str, Any],
+    command: str | None,
+    label: str | None,
+    sandbox: bool,
 ) -> RunConfig:
     """The run's configuration: `base` (a scripted agent, conditions, filters) made into the one the
     options ask for; unknown agents, providers and unusable endpoints fail here, before any file."""
@@ -260,7 +287,10 @@ def _run_config(
             "model_args": {k: v for k, v in args.items() if k != "base_url" and k not in EXECUTION_ARGS},
             "endpoint": None if base_url is None else public_url(str(base_url)),
         }
-        return base.model_copy(update={"agent": model, "harness": "inspect", "model": model, **update})
+        if harness in CLI_HARNESSES:
+            _check_family_cli(harness, sandbox)
+            update["sandbox"] = sandbox
+        return base.model_copy(update={"agent": model, "harness": harness, "model": model, **update})
     try:
         return base.model_copy(update={"agent": get_agent(base.agent).name})
     except KeyError as exc:
@@ -277,6 +307,7 @@ def _play(
     timeout: float,
     max_concurrency: int,
     workers: int,
+    retries: int,
 ) -> None:
     """Play the jobs not yet done with the configuration's harness, each episode into `store`."""
     pending = [job for job in jobs if job.key not in done]
@@ -284,11 +315,22 @@ def _play(
     if config.harness == "native":
         _play_native(store, jobs, done, _native_endpoint(name, args), max_concurrency, name, workers)
         return
-    if config.harness == "inspect":
+    if config.harness == "inspect" or config.harness in CLI_HARNESSES:
         from .harness.inspect_run import InspectFailed, run_with_inspect
 
+        family = config.harness in CLI_HARNESSES
         try:
-            run_with_inspect(store, pending, model=name, max_concurrency=max_concurrency, model_args=args)
+            run_with_inspect(
+                store,
+                pending,
+                model=name,
+                max_concurrency=max_concurrency,
+                model_args=args,
+                harness=config.harness if family else "react",
+                sandbox=bool(config.sandbox),
+                time_limit=int(timeout) if family else None,
+                retries=retries,
+            )
         except InspectFailed as exc:
             raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
         return
@@ -314,6 +356,31 @@ def _play(
 
 
 STORED_SO_FAR = "the episodes finished so far are stored; fix this and rerun with --resume"
+
+
+def _check_family_cli(harness: str, sandbox: bool) -> None:
+    """Fail early, with the install command, when the CLI or the sandbox is not installed."""
+    from .harness.bwrap_sandbox import missing_tools
+    from .harness.family_cli import FAMILY_CLIS
+
+    _, executable, package = FAMILY_CLIS[harness]
+    if shutil.which(executable) is None:
+        raise fail(f"--harness {harness}: `{executable}` is not installed; install it with `npm install -g {package}`")
+    missing = missing_tools() if sandbox else []
+    if missing:
+        raise fail(
+            f"--harness {harness}: the sandbox needs {', '.join(missing)}; install it with "
+            "`apt-get install -y bubblewrap util-linux` (or pass --no-sandbox, which run.json records)"
+        )
+
+
+def cli_version(executable: str) -> str | None:
+    """What `EXECUTABLE --version` prints (first line), or None."""
+    try:
+        done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (done.stdout or done.stderr).strip().splitlines()[0][:200] if (done.stdout or done.stderr).strip() else None
 
 
 def _check_inspect_model(model: str) -> None:

@@ -24,10 +24,13 @@ from .harness.prompts import PROMPT_VERSION
 from .suite.data import SUITE_VERSION, suite_manifest
 
 SUITE_NAME = "safeactbench"
-Harness = Literal["scripted", "inspect", "native", "command"]
+Harness = Literal["scripted", "inspect", "native", "command", "codex-cli", "claude-code", "gemini-cli", "opencode"]
+CLI_HARNESSES = ("codex-cli", "claude-code", "gemini-cli", "opencode")  # family CLIs through inspect_swe
 # --model-arg names that change how requests are made (or, for the offline scripted provider, inject
 # latency and faults), not what the model is asked: a run may resume with other values
-EXECUTION_ARGS = frozenset({"timeout", "max_retries", "backoff", "api_key_env", "latency", "jitter", "fail"})
+EXECUTION_ARGS = frozenset(
+    {"timeout", "max_retries", "backoff", "api_key_env", "latency", "jitter", "fail", "misroute"}
+)
 # --model-arg names that would carry a credential; keys come from the environment only
 SECRET_ARGS = frozenset({"api_key", "api-key", "apikey", "key", "token", "access_token", "auth_token", "password"})
 
@@ -67,6 +70,7 @@ class RunConfig(BaseModel):
     model_args: dict[str, Any] = Field(default_factory=dict, description="arguments the model receives")
     endpoint: str | None = Field(default=None, description="base URL, credentials stripped")
     command: str | None = Field(default=None, description="--harness-cmd template")
+    sandbox: bool | None = Field(default=None, description="CLI agents: whether each episode ran sandboxed")
     conditions: list[str] = Field(default_factory=lambda: ["original"])
     filters: dict[str, str | None] = Field(default_factory=dict, description="--protocol/--domain/--cases")
     prompt_version: str = PROMPT_VERSION

@@ -93,12 +93,16 @@ def load_run(path: Path) -> Run:
 
 def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallback: str = "run") -> str:
     """The configuration name: the agent (scripted name, --label or model) and, unless scripted,
-    its harness: `reference`, `openai/gpt-4o · inspect`, `claude-code · command`."""
+    its harness: `reference`, `openai/gpt-4o · inspect`, `claude-code · command`; a CLI agent run
+    without its sandbox says so: `openai/gpt-5 · codex-cli (no sandbox)`."""
     pinned: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
     first = records[0] if records else None
     agent = pinned.get("agent") or (first.agent if first else None) or fallback
     harness = pinned.get("harness") or (first.harness if first else None) or "scripted"
-    return str(agent) if harness == "scripted" else f"{agent} · {harness}"
+    if harness == "scripted":
+        return str(agent)
+    unsandboxed = " (no sandbox)" if pinned.get("sandbox") is False else ""  # a CLI agent run with --no-sandbox
+    return f"{agent} · {harness}{unsandboxed}"
 
 
 @dataclass

@@ -55,15 +55,22 @@ def run_with_inspect(
     model: str,
     max_concurrency: int,
     model_args: dict[str, Any] | None = None,
+    harness: str = "react",
+    sandbox: bool = True,
+    time_limit: int | None = None,
+    retries: int = RUNTIME_RETRIES,
     display: str = "rich",
     log_realtime: bool = False,
 ) -> None:
-    """Play `pending` (the planned episodes not yet completed) through Inspect into `store`."""
+    """Play `pending` (the planned episodes not yet completed) through Inspect into `store`, with
+    the ReAct loop or a family CLI (`harness`, sandboxed unless `sandbox` is False)."""
     if not pending:
         return
     samples_file = store.directory / SAMPLES_FILE
     samples_file.write_text("".join(sample_id(*job.key) + "\n" for job in pending), encoding="utf-8")
-    task = safeactbench(run_dir=str(store.directory), samples=str(samples_file))
+    task = safeactbench(
+        run_dir=str(store.directory), samples=str(samples_file), harness=harness, sandbox=sandbox, time_limit=time_limit
+    )
     args = dict(model_args or {})
     base_url = args.pop("base_url", None)  # Inspect takes it as its own argument, not as a model arg
     try:
@@ -77,7 +84,7 @@ def run_with_inspect(
                 max_samples=max_concurrency,
                 max_connections=max_concurrency,
                 fail_on_error=False,
-                retry_on_error=RUNTIME_RETRIES,
+                retry_on_error=retries,
                 display=display,  # type: ignore[arg-type]
                 score_display=False,
                 log_realtime=log_realtime,

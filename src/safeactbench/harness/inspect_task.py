@@ -31,6 +31,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
+from inspect_ai.util import SandboxEnvironmentSpec
 from pydantic import PrivateAttr
 
 from ..catalog import get_case, played
@@ -43,6 +44,7 @@ from ..runconfig import RunConfig, packaged_suite
 from ..runner import episode_seed, now_iso, run_metadata
 from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
+from .bwrap_sandbox import BwrapConfig
 from .prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
 from .tool_lists import ToolListCache
 
@@ -130,6 +132,11 @@ def episode_case(state: TaskState) -> Case:
     return get_case(str(state.metadata["case_id"]), str(state.metadata.get("condition", "original")))
 
 
+def record_start(state: TaskState) -> None:
+    """When the episode started (wall clock for the record, a monotonic clock for its duration)."""
+    state.store.set(STARTED_KEY, [now_iso(), time.perf_counter()])
+
+
 @solver
 def episode_loop() -> Solver:
     """The shared ReAct loop: generate, execute every tool call on the episode, until it ends."""
@@ -138,7 +145,7 @@ def episode_loop() -> Solver:
         case = episode_case(state)
         episode = Episode(case)
         tools = episode_tools(case)
-        state.store.set(STARTED_KEY, [now_iso(), time.perf_counter()])
+        record_start(state)
         model = get_model()
         usage: dict[str, int] = {}
         idle = 0
@@ -262,10 +269,19 @@ def safeactbench(
     repeat: int = 1,
     run_dir: str | None = None,
     samples: str | None = None,
+    harness: str = "react",
+    sandbox: bool = True,
+    time_limit: int | None = None,
 ) -> Task:
     """SafeActBench. Filters are comma-separated. `samples` names a file of sample ids
     (`CASE|condition|repetition`, one per line) to play instead of the filters: `safeactbench run`
-    passes the planned episodes not yet stored (resume)."""
+    passes the planned episodes not yet stored (resume). `harness` is `react` (the shared ReAct
+    loop) or a family CLI (`codex-cli`, `claude-code`, `gemini-cli`, `opencode`), which runs in the
+    bwrap sandbox unless `sandbox=false`; `time_limit` caps an episode's seconds."""
+    from .family_cli import FAMILY_CLIS, cli_episode
+
+    if harness != "react" and harness not in FAMILY_CLIS:
+        raise ValueError(f"harness: unknown {harness!r}; choose from {['react', *FAMILY_CLIS]}")
     protocols, domains, ids, conditions = _split(protocol), _split(domain), _split(cases), _split(condition)
     if samples is not None:
         chosen = [_sample_from_id(line) for line in Path(samples).read_text(encoding="utf-8").split()]
@@ -283,11 +299,14 @@ def safeactbench(
             for c in played(selected, conditions or ["original"])
         ]
     filters = {"protocol": protocol, "domain": domain, "cases": cases}
+    label = "inspect" if harness == "react" else harness
     return Task(
         dataset=MemoryDataset(chosen, name="safeactbench"),
-        solver=episode_loop(),
-        scorer=evidence_scorer(run_dir, conditions=conditions or ["original"], filters=filters, planned=len(chosen)),
-        metadata={"prompt_version": PROMPT_VERSION},
+        solver=episode_loop() if harness == "react" else cli_episode(harness),
+        scorer=evidence_scorer(run_dir, label, conditions or ["original"], filters, len(chosen)),
+        sandbox=None if harness == "react" else SandboxEnvironmentSpec("bwrap", BwrapConfig()) if sandbox else "local",
+        time_limit=time_limit,
+        metadata={"prompt_version": PROMPT_VERSION, "harness": label, "sandbox": sandbox},
     )
 
 

@@ -48,6 +48,9 @@ class ScriptedAgentAPI(ModelAPI):
         fail = str(model_args.get("fail", "0"))
         self.fail_calls = 10**9 if fail == "always" else int(fail)
         self.failures: dict[str, int] = {}
+        # imitate a harness that loses calls: send the first `misroute` tool calls of every sample to a
+        # tool name nobody offered (the harness answers "unknown tool"; the episode never sees them)
+        self.misroute = int(model_args.get("misroute", 0))
 
     async def generate(
         self,
@@ -78,9 +81,10 @@ class ScriptedAgentAPI(ModelAPI):
             output = ModelOutput.from_content(model=self.model_name, content=DONE_TEXT)
         else:
             tool, arguments = calls[made][0], copy.deepcopy(calls[made][1])  # the cached script stays intact
+            name = offered_tool(tool, (OfferedTool(t.name) for t in tools)).name
             output = ModelOutput.for_tool_call(
                 model=self.model_name,
-                tool_name=offered_tool(tool, (OfferedTool(t.name) for t in tools)).name,
+                tool_name=f"mcp__elsewhere__{name}" if made < self.misroute else name,
                 tool_arguments=arguments if isinstance(arguments, dict) else {"raw": arguments},
                 tool_call_id=f"call_{made}",
             )

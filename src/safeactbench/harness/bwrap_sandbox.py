@@ -1,0 +1,255 @@
+"""A bubblewrap sandbox for CLI agents: the Inspect sandbox provider `bwrap` (`sandbox="bwrap"`).
+
+An episode's CLI agent (Codex CLI, Claude Code, ...) runs with a shell and file tools of its own; it
+must not read the answers. Every `exec` runs in a fresh bubblewrap mount namespace that shows only:
+
+- the system, read-only: /usr, /bin, /sbin, /lib*, /etc, /opt (where node and an npm-installed CLI
+  live), plus any `binds` the configuration adds;
+- the sample's own writable directories: /work (the working directory, opaquely named on the host),
+  /tmp, /var/tmp (where Inspect injects its sandbox tools) and $HOME=/home/agent.
+
+Not shown: the project, the virtualenv and the installed package (suite data, hidden material),
+run directories, other samples, the user's home (API keys, CLI credentials), and the host's
+environment variables (the environment is cleared; only PATH, HOME, LANG and what the caller passes
+are set). With `network: false` (the default) the sample has its own network namespace with only a
+loopback interface, kept by a keeper process for the sample's life, so background servers inside
+(Inspect's agent bridge) persist across calls while nothing reaches the host or the internet.
+
+Needs Debian's `bubblewrap` (and `nsenter` from util-linux for the network namespace); runs as
+root or where unprivileged user namespaces are allowed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, overload
+
+from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
+from inspect_ai.util import subprocess as inspect_subprocess
+from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
+from inspect_ai.util._sandbox.limits import SandboxEnvironmentLimits, verify_read_file_size
+from pydantic import BaseModel, ConfigDict, Field
+
+SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+WORKDIR, HOME = "/work", "/home/agent"
+WRITABLE = {WORKDIR: "work", "/tmp": "tmp", "/var/tmp": "var_tmp", HOME: "home"}  # sandbox path -> host dir
+MARKER = "SANDBOX_ID"  # set in every process of a sample, to find them all at cleanup (neutral: the agent sees it)
+BASE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": HOME, "LANG": "C.UTF-8"}
+
+
+class BwrapConfig(BaseModel):
+    """`sandbox=("bwrap", BwrapConfig(...))`; the defaults suit an episode of a CLI agent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    binds: tuple[str, ...] = Field(default=(), description="extra host paths shown read-only")
+    network: bool = Field(default=False, description="share the host's network (False: loopback only)")
+
+
+def hidden_paths() -> list[str]:
+    """Host paths never shown, even below a system root: this package (its suite data and hidden
+    material), the Python environment running it, and the working directory (where runs go)."""
+    package = Path(__file__).resolve().parents[1]
+    return [str(p) for p in {package, Path(sys.prefix).resolve(), Path.cwd().resolve()} if str(p) != "/"]
+
+
+def missing_tools() -> list[str]:
+    """Programs the sandbox needs that this machine lacks."""
+    return [tool for tool in ("bwrap", "nsenter") if shutil.which(tool) is None]
+
+
+@sandboxenv(name="bwrap")
+class BwrapSandboxEnvironment(SandboxEnvironment):
+    """One sample's sandbox: a host directory with its writable parts and, without network, a
+    keeper process holding its network namespace."""
+
+    def __init__(self, config: BwrapConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.id = uuid.uuid4().hex
+        self.root = Path(tempfile.mkdtemp(prefix="sab-sandbox-"))
+        for name in WRITABLE.values():
+            (self.root / name).mkdir(mode=0o755)
+        self.keeper: subprocess.Popen[bytes] | None = None
+        self.netns: str | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    @classmethod
+    def config_deserialize(cls, config: dict[str, Any]) -> BaseModel:
+        return BwrapConfig.model_validate(config)
+
+    @classmethod
+    async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
+        missing = missing_tools()
+        if missing:
+            raise RuntimeError(
+                f"the bwrap sandbox needs {', '.join(missing)}: install them with "
+                "`apt-get install -y bubblewrap util-linux`"
+            )
+
+    @classmethod
+    async def sample_init(
+        cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
+    ) -> dict[str, SandboxEnvironment]:
+        sandbox = cls(config if isinstance(config, BwrapConfig) else BwrapConfig())
+        if not sandbox.config.network:
+            sandbox.start_keeper()
+        return {"default": sandbox}
+
+    @classmethod
+    async def sample_cleanup(
+        cls,
+        task_name: str,
+        config: SandboxEnvironmentConfigType | None,
+        environments: dict[str, SandboxEnvironment],
+        interrupted: bool,
+    ) -> None:
+        for environment in environments.values():
+            environment.as_type(BwrapSandboxEnvironment).destroy()
+
+    def start_keeper(self) -> None:
+        """A process that holds the sample's network namespace (loopback only) until cleanup."""
+        read, write = os.pipe()
+        self.keeper = subprocess.Popen(
+            ["bwrap", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--info-fd", str(write),
+             "--", "sleep", "infinity"],
+            pass_fds=(write,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+        os.close(write)
+        with os.fdopen(read, "rb") as info:
+            data = info.read()
+        try:
+            child = json.loads(data)["child-pid"]
+        except (ValueError, KeyError):
+            stderr = self.keeper.stderr.read().decode(errors="replace") if self.keeper.stderr else ""
+            self.destroy()
+            raise RuntimeError(f"bwrap could not create a network namespace: {stderr.strip()}") from None
+        self.netns = f"/proc/{child}/ns/net"
+
+    def destroy(self) -> None:
+        """Kill every process of the sample (found by their marker), the keeper, and the files."""
+        for pid in _marked_processes(self.id):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if self.keeper is not None and self.keeper.poll() is None:
+            self.keeper.kill()
+            self.keeper.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # -- commands ---------------------------------------------------------------------------------
+    def command(self, cmd: list[str], cwd: str, env: dict[str, str]) -> list[str]:
+        """`cmd` wrapped in nsenter (the sample's network) and bwrap (the sample's file system)."""
+        args = ["bwrap", "--die-with-parent", "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+        for root in (*SYSTEM_ROOTS, *self.config.binds):
+            path = Path(root)
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), root]
+            elif path.exists():
+                args += ["--ro-bind", root, root]
+        for hidden in hidden_paths():
+            if any(PurePosixPath(hidden).is_relative_to(r) for r in (*SYSTEM_ROOTS, *self.config.binds)):
+                args += ["--tmpfs", hidden]
+        for inside, name in WRITABLE.items():
+            args += ["--bind", str(self.root / name), inside]
+        for key, value in {**BASE_ENV, **env, MARKER: self.id}.items():
+            args += ["--setenv", key, value]
+        args += ["--chdir", cwd, "--", *cmd]
+        return args if self.netns is None else ["nsenter", f"--net={self.netns}", "--", *args]
+
+    async def exec(
+        self,
+        cmd: list[str],
+        input: str | bytes | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        user: str | None = None,
+        timeout: int | None = None,
+        timeout_retry: bool = True,
+        concurrency: bool = True,
+    ) -> ExecResult[str]:
+        if user is not None and not _is_current_user(user):
+            raise SandboxUserUnsupportedError(f"the bwrap sandbox runs as the current user only, not {user!r}")
+        inside = self._inside(cwd or WORKDIR)
+        (self.root / WRITABLE[WORKDIR]).mkdir(exist_ok=True)
+        return await inspect_subprocess(
+            args=self.command(cmd, inside, env or {}),
+            input=input,
+            timeout=timeout,
+            output_limit=SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE,
+            concurrency=concurrency,
+        )
+
+    # -- files --------------------------------------------------------------------------------------
+    async def write_file(self, file: str, contents: str | bytes) -> None:
+        path = self._host(file, writing=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = contents.encode("utf-8") if isinstance(contents, str) else contents
+        path.write_bytes(data)
+
+    @overload
+    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
+
+    @overload
+    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
+
+    async def read_file(self, file: str, text: bool = True) -> str | bytes:
+        path = self._host(file, writing=False)
+        verify_read_file_size(str(path))
+        data = path.read_bytes()
+        return data.decode("utf-8") if text else data
+
+    def default_polling_interval(self) -> float:
+        return 0.2
+
+    def _inside(self, path: str) -> str:
+        """A sandbox path, absolute (relative ones are under the working directory)."""
+        return str(PurePosixPath(WORKDIR) / path) if not path.startswith("/") else path
+
+    def _host(self, file: str, *, writing: bool) -> Path:
+        """Where a sandbox path lives on the host: its writable directory, or (reading only) the
+        same path under a read-only root; anything hidden or outside is not found."""
+        inside = PurePosixPath(os.path.normpath(self._inside(file)))
+        for mount, name in WRITABLE.items():
+            if inside.is_relative_to(mount):
+                return self.root / name / inside.relative_to(mount)
+        shown = any(inside.is_relative_to(r) for r in (*SYSTEM_ROOTS, *self.config.binds))
+        hidden = any(inside.is_relative_to(h) for h in hidden_paths())
+        if writing and shown and not hidden:
+            raise PermissionError(f"{file}: read-only in the sandbox")
+        if not shown or hidden:
+            raise FileNotFoundError(f"{file}: not in the sandbox")
+        return Path(inside)
+
+
+def _marked_processes(sandbox_id: str) -> list[int]:
+    marker = f"{MARKER}={sandbox_id}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+    return found
+
+
+def _is_current_user(user: str) -> bool:
+    import pwd
+
+    try:
+        uid = int(user) if user.isdecimal() else pwd.getpwnam(user).pw_uid
+    except KeyError:
+        return False
+    return uid == os.geteuid()

@@ -1,0 +1,156 @@
+"""The family CLI harness with a real CLI: Codex CLI (npm `@openai/codex`) run by inspect_swe in the
+bwrap sandbox, its model calls bridged to the offline scripted model API.
+
+Needs `codex` and bubblewrap (`.ci/run` installs both): in CI a missing one is a failure, elsewhere a
+skip that names the install command (SAFEACTBENCH_SKIP_CLI=1 skips anywhere).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ChatMessageTool, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
+
+import safeactbench
+from safeactbench.agents import get_agent
+from safeactbench.catalog import get_case
+from safeactbench.harness.bwrap_sandbox import missing_tools
+from safeactbench.harness.inspect_task import safeactbench as safeactbench_task
+from safeactbench.runner import Job, play_scripted
+from safeactbench.store import read_episodes
+
+SKIP_VARIABLE = "SAFEACTBENCH_SKIP_CLI"
+TWO_PER_PROTOCOL = ["SAB-L-001", "SAB-L-002", "SAB-V0-001", "SAB-V0-002", "SAB-V1-001", "SAB-V1-093",
+                    "SAB-V2-001", "SAB-V2-002", "SAB-V3-001", "SAB-V3-113"]  # fmt: skip
+
+
+def require_codex_and_sandbox() -> None:
+    problems = [f"`{tool}` is missing: apt-get install -y bubblewrap util-linux" for tool in missing_tools()]
+    if shutil.which("codex") is None:
+        problems.append("`codex` is missing: npm install -g @openai/codex@0.169.0")
+    if not problems:
+        return
+    if os.environ.get(SKIP_VARIABLE) == "1" or not os.environ.get("CI"):
+        pytest.skip("; ".join(problems))
+    pytest.fail("; ".join(problems) + f"; or set {SKIP_VARIABLE}=1", pytrace=False)
+
+
+def test_codex_cli_plays_two_cases_per_protocol_as_the_reference_agent(tmp_path: Path) -> None:
+    require_codex_and_sandbox()
+    out = tmp_path / "codex"
+    done = subprocess.run(
+        [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", "codex-cli",
+         "--cases", ",".join(TWO_PER_PROTOCOL), "--max-concurrency", "10", "--out", str(out), "--no-report"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = {r.case_id: r for r in read_episodes(out / "episodes.jsonl")}
+    assert sorted(records) == sorted(TWO_PER_PROTOCOL)
+    reference = get_agent("reference")
+    for case_id, record in records.items():
+        assert record.status == "completed", (case_id, record.missing_reason)
+        assert record.verdict is not None and record.verdict.outcome.value == "CASE_SUCCESS", case_id
+        expected = play_scripted(Job(get_case(case_id), "original", 0), reference).trajectory
+        assert record.trajectory == expected, case_id
+        assert record.harness == "codex-cli"
+
+
+# ---------------------------------------------------------------------------- nothing leaks
+
+PACKAGE = Path(safeactbench.__file__).resolve().parent
+SECRET_FILES = [PACKAGE / "data" / "cases.jsonl", PACKAGE / "data" / "manifest.json"]
+
+
+def probe(run_dir: Path) -> str:
+    """What a curious agent runs in its shell: the suite data, the run directory, the package."""
+    reads = " ".join(f"echo '== {p}'; head -c 400 '{p}';" for p in [*SECRET_FILES, run_dir / "episodes.jsonl"])
+    return (
+        f"{reads} echo '== ls'; ls '{run_dir}' '{PACKAGE}' '{Path.cwd()}' 2>&1 | head -20;"
+        " echo '== find'; find / -xdev \\( -name cases.jsonl -o -name episodes.jsonl -o -name run.json \\)"
+        " -not -path '/proc/*' 2>/dev/null | head -5; echo '== env'; env | grep -i -E 'sab-|case|api_key|token' | head"
+    )
+
+
+PROBES: dict[str, str] = {}  # sample id -> the command the snooping model runs
+
+
+@modelapi(name="snoop")
+class SnoopingModel(ModelAPI):
+    """A model that runs `PROBES[sample]` in the CLI's own shell tool, then stops."""
+
+    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None, **_: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], GenerateConfig())
+
+    async def generate(self, input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> ModelOutput:
+        if any(isinstance(m, ChatMessageTool) for m in input):
+            output = ModelOutput.from_content(model="snoop", content="I looked around.")
+        else:
+            shell = next(t.name for t in tools if t.name in ("exec_command", "shell"))
+            [command] = PROBES.values()
+            output = ModelOutput.for_tool_call(model="snoop", tool_name=shell, tool_arguments={"cmd": command})
+        output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
+        return output
+
+
+def shell_output(run_dir: Path, sandbox: bool) -> str:
+    PROBES.clear()
+    PROBES["only"] = probe(run_dir)
+    task = safeactbench_task(cases="SAB-V1-001", harness="codex-cli", sandbox=sandbox, run_dir=str(run_dir))
+    [log] = inspect_eval(task, model="snoop/curious", display="none", log_dir=str(run_dir / "logs"))
+    assert log.samples, log.error
+    [sample] = log.samples
+    outputs = [m.text for m in sample.messages if isinstance(m, ChatMessageTool)]
+    assert outputs, sample.error
+    return "\n".join(outputs)
+
+
+def test_the_cli_shell_cannot_read_the_answers_inside_the_sandbox(tmp_path: Path) -> None:
+    require_codex_and_sandbox()
+    run_dir = tmp_path / "run"
+    seen = shell_output(run_dir, sandbox=True)
+    assert "== find" in seen, seen  # the probe ran
+    for secret in ("SAB-", '"expected_actions"', "world_seed", "config_id"):
+        assert secret not in seen, (secret, seen)
+    assert seen.split("== find", 1)[1].split("== env", 1)[0].strip() == "", seen  # no suite or run file anywhere
+    for path in (*SECRET_FILES, run_dir / "episodes.jsonl"):
+        after = seen.split(f"== {path}", 1)[1].split("==", 1)[0]
+        assert "No such file" in after, (path, seen)
+    # the control: the same probe without the sandbox reads the suite data and the run
+    control = shell_output(tmp_path / "control", sandbox=False)
+    assert '"expected_actions"' in control or "SAB-" in control, control
+
+
+# ---------------------------------------------------------------------------- harness faults
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        ("misroute=1", "tool calls the model made never reached the episode"),  # the CLI lost a call
+        ("fail=always", "Error executing codex cli agent"),  # the model server is down
+    ],
+    ids=["refused-call", "model-down"],
+)
+def test_harness_faults_are_missing_and_resume_completes_them(fault: str, reason: str, tmp_path: Path) -> None:
+    require_codex_and_sandbox()
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", "codex-cli",
+            "--cases", "SAB-V1-093", "--retries", "0", "--out", str(out), "--no-report"]  # fmt: skip
+    done = subprocess.run([*args, "--model-arg", fault], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1 and "no episode completed" in done.stderr, done.stderr[-3000:]
+    [record] = read_episodes(out / "episodes.jsonl")
+    assert record.status == "missing" and reason in (record.missing_reason or ""), record.missing_reason
+    done = subprocess.run([*args, "--resume"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    latest = {r.key: r for r in read_episodes(out / "episodes.jsonl")}  # the completed retry supersedes
+    [completed] = latest.values()
+    assert completed.status == "completed" and completed.verdict is not None and completed.verdict.score == 1
