@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
-import subprocess
-import sys
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -38,6 +35,7 @@ from safeactbench.model import Case, Trajectory
 from safeactbench.public import public_view
 from safeactbench.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
+from served import serve_agent
 
 PREFIX = "mcp__safeactbench__"  # how Claude Code and Qwen Code name an MCP server's tools
 NAMESPACE = "mcp__safeactbench"  # the Responses API namespace Codex puts them in
@@ -70,24 +68,8 @@ def execute(episode: Episode, offered: set[str], name: str, arguments: str) -> s
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    """`safeactbench serve-agent reference` in its own process; yields its base URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "safeactbench", "serve-agent", "reference", "--idle-exit", "120"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "http://127.0.0.1:" in line, line
-        yield line.split(" at ")[1].strip()
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with serve_agent() as url:
+        yield url
 
 
 def client(url: str) -> openai.OpenAI:

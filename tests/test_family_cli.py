@@ -76,7 +76,8 @@ def probe(run_dir: Path) -> str:
     return (
         f"{reads} echo '== ls'; ls '{run_dir}' '{PACKAGE}' '{Path.cwd()}' 2>&1 | head -20;"
         " echo '== find'; find / -xdev \\( -name cases.jsonl -o -name episodes.jsonl -o -name run.json \\)"
-        " -not -path '/proc/*' 2>/dev/null | head -5; echo '== env'; env | grep -i -E 'sab-|case|api_key|token' | head"
+        " -not -path '/proc/*' 2>/dev/null | head -5; echo '== env'; env | grep -i -E 'sab-|case|api_key|token' | head;"
+        " echo '== procs'; ls /proc | grep -c '^[0-9]'"
     )
 
 
@@ -121,6 +122,7 @@ def test_the_cli_shell_cannot_read_the_answers_inside_the_sandbox(tmp_path: Path
     for secret in ("SAB-", '"expected_actions"', "world_seed", "config_id"):
         assert secret not in seen, (secret, seen)
     assert seen.split("== find", 1)[1].split("== env", 1)[0].strip() == "", seen  # no suite or run file anywhere
+    assert int(seen.split("== procs", 1)[1].split()[0]) < 30, seen  # the sample's processes, not the host's
     for path in (*SECRET_FILES, run_dir / "episodes.jsonl"):
         after = seen.split(f"== {path}", 1)[1].split("==", 1)[0]
         assert "No such file" in after, (path, seen)
@@ -143,8 +145,9 @@ def test_the_cli_shell_cannot_read_the_answers_inside_the_sandbox(tmp_path: Path
 def test_harness_faults_are_missing_and_resume_completes_them(fault: str, reason: str, tmp_path: Path) -> None:
     require_codex_and_sandbox()
     out = tmp_path / "run"
+    # SAB-L-001 takes one call (decide): the fault and the resume are quick
     args = [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", "codex-cli",
-            "--cases", "SAB-V1-093", "--retries", "0", "--out", str(out), "--no-report"]  # fmt: skip
+            "--cases", "SAB-L-001", "--retries", "0", "--out", str(out), "--no-report"]  # fmt: skip
     done = subprocess.run([*args, "--model-arg", fault], capture_output=True, text=True, timeout=600)
     assert done.returncode == 1 and "no episode completed" in done.stderr, done.stderr[-3000:]
     [record] = read_episodes(out / "episodes.jsonl")

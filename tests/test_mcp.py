@@ -103,6 +103,7 @@ def test_harness_cmd_runs_an_external_agent_per_case(tmp_path: Path) -> None:
             str(out),
             "--max-concurrency",
             "2",
+            "--no-sandbox",  # the stand-in agent runs on this virtualenv, which the sandbox hides
         ],
     )
     assert result.exit_code == 0, result.output
@@ -120,7 +121,8 @@ def test_harness_crash_and_timeout_are_missing_not_failures(tmp_path: Path) -> N
         out = tmp_path / mode
         command = f"{sys.executable} {AGENT} {{mcp_config}} {{case_id}} {mode}"
         result = CliRunner().invoke(
-            app, ["run", "--harness-cmd", command, "--cases", case_id, "--out", str(out), "--timeout", "3"]
+            app,
+            ["run", "--harness-cmd", command, "--cases", case_id, "--out", str(out), "--timeout", "3", "--no-sandbox"],
         )
         assert result.exit_code == 1 and "no episode completed" in result.output, result.output
         [record] = read_episodes(out / "episodes.jsonl")

@@ -29,31 +29,14 @@ from safeactbench.harness.openai_api import Endpoint, parse_reply
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import read_episodes
 from safeactbench.suite.data import load_suite
+from served import serve_agent
 
 SECRET = "sk-test-NATIVE-never-written-9c8b7a"
 SPREAD = ",".join(c.id for c in list(load_suite())[::41])  # 16 cases over every protocol and domain
 
 
-@contextlib.contextmanager
-def served(agent: str, *options: str) -> Iterator[str]:
-    """`safeactbench serve-agent` in its own process; yields its base URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "safeactbench", "serve-agent", agent, "--idle-exit", "120", *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "http://127.0.0.1:" in line, line
-        yield line.split(" at ")[1].strip()
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+def served(agent: str, *options: str) -> contextlib.AbstractContextManager[str]:
+    return serve_agent(agent, *options)
 
 
 def free_port() -> str:

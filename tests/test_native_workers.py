@@ -22,6 +22,7 @@ import pytest
 
 from safeactbench.store import read_episodes
 from safeactbench.suite.data import load_suite
+from served import serve_agent
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="finds worker processes in /proc")
 
@@ -29,28 +30,8 @@ DOMAINS = ("customer", "healthcare")
 PLANNED = sum(c.protocol.value == "V1" and c.domain in DOMAINS for c in load_suite())  # ~40 episodes
 
 
-@contextlib.contextmanager
-def serve_agent(latency: float) -> Iterator[str]:
-    """`safeactbench serve-agent reference` in its own process; yields its base URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "safeactbench", "serve-agent", "reference", "--port", "0", "--latency", str(latency),
-         "--idle-exit", "120"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "http://127.0.0.1:" in line, line
-        yield line.split(" at ")[1].strip()
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+def served(latency: float) -> contextlib.AbstractContextManager[str]:
+    return serve_agent("reference", "--latency", str(latency))
 
 
 def requests_served(url: str) -> int:
@@ -122,7 +103,7 @@ def run_under_way(url: str, out: Path) -> Iterator[tuple[subprocess.Popen[bytes]
 
 
 def test_sigkill_to_the_parent_kills_its_workers_and_their_requests_stop(tmp_path: Path) -> None:
-    with serve_agent(latency=0.2) as url, run_under_way(url, tmp_path / "run") as (process, workers):
+    with served(latency=0.2) as url, run_under_way(url, tmp_path / "run") as (process, workers):
         os.kill(process.pid, signal.SIGKILL)  # no clean-up runs in the parent: the OS has to do it
         process.wait(timeout=10)
         assert still_alive(workers, within=5) == []
@@ -135,7 +116,7 @@ def test_sigkill_to_the_parent_kills_its_workers_and_their_requests_stop(tmp_pat
 def test_sigterm_to_the_parent_stops_its_workers_and_the_run_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     path = out / "episodes.jsonl"
-    with serve_agent(latency=0.1) as url:  # one endpoint throughout: a resumed run keeps its configuration
+    with served(latency=0.1) as url:  # one endpoint throughout: a resumed run keeps its configuration
         with run_under_way(url, out) as (process, workers):
             os.kill(process.pid, signal.SIGTERM)
             code = process.wait(timeout=10)

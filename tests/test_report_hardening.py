@@ -46,12 +46,11 @@ import json, sys
 from pathlib import Path
 import anyio
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 async def play() -> None:
-    server = json.loads(Path(sys.argv[1]).read_text())["mcpServers"]["safeactbench"]
-    params = StdioServerParameters(command=server["command"], args=server["args"])
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    [server] = json.loads(Path(sys.argv[1]).read_text())["mcpServers"].values()
+    async with streamable_http_client(server["url"]) as (read, write, *_), ClientSession(read, write) as session:
         await session.initialize()
         for name, arguments in json.loads(Path(sys.argv[2]).read_text()):
             await session.call_tool(name, arguments)
@@ -84,8 +83,20 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     command += shlex.quote(str(root / "calls.json"))
     run = root / "run"
     cases = ",".join(v1_cases(2))
-    cli("run", "--harness-cmd", command, "--label", HOSTILE_LABEL, "--cases", cases, "--out", str(run),
-        "--no-report", check=True)  # fmt: skip
+    cli(
+        "run",
+        "--harness-cmd",
+        command,
+        "--label",
+        HOSTILE_LABEL,
+        "--cases",
+        cases,
+        "--out",
+        str(run),
+        "--no-report",
+        "--no-sandbox",  # the agent script runs on this virtualenv, which the sandbox hides
+        check=True,
+    )
     meta = json.loads((run / "run.json").read_text(encoding="utf-8"))
     (run / "run.json").write_text(json.dumps({**meta, "suite_version": HOSTILE_VERSION}), encoding="utf-8")
     return run

@@ -26,6 +26,7 @@ from safeactbench.catalog import get_case
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import RunStore, read_episodes
 from safeactbench.suite.data import load_suite
+from served import serve_agent
 
 DOMAINS = ("customer", "healthcare")
 CASES = [c for c in load_suite() if c.protocol.value == "V1" and c.domain in DOMAINS]  # ~40 episodes
@@ -34,20 +35,8 @@ IN_USE = "in use by another safeactbench process"
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "safeactbench", "serve-agent", "reference", "--latency", "0.03", "--idle-exit", "300"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "http://127.0.0.1:" in line, line
-        yield line.split(" at ")[1].strip()
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=10)
+    with serve_agent("reference", "--latency", "0.03") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

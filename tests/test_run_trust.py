@@ -243,9 +243,10 @@ CORRUPTING_AGENT = """\
 import os, subprocess, sys
 config, case_id, workdir = sys.argv[1:4]
 subprocess.run([sys.executable, {agent!r}, config, case_id, "reference"], check=True)
-if os.environ.get("CORRUPT") == case_id:
-    with open(os.path.join(workdir, "trajectory.json"), "w") as handle:
-        handle.write('{{"steps": "not a list"')
+if os.environ.get("CORRUPT") == case_id:  # the MCP server keeps it next to (outside) the work directory
+    path = os.path.join(workdir, "..", "trajectory.json")
+    os.remove(path)
+    os.mkdir(path)  # a disk fault, as far as the harness can tell: the server can no longer write it
 """
 
 
@@ -255,7 +256,7 @@ def test_an_unreadable_trajectory_is_one_missing_episode_and_the_run_goes_on(tmp
     cases = [c.id for c in SUITE if c.protocol == Protocol.V1][:3]
     command = f"{sys.executable} {script} {{mcp_config}} {{case_id}} {{workdir}}"
     args = ["run", "--harness-cmd", command, "--label", "fake-cli", "--cases", ",".join(cases),
-            "--out", str(tmp_path / "run"), "--no-report"]  # fmt: skip
+            "--out", str(tmp_path / "run"), "--no-report", "--no-sandbox"]  # fmt: skip
     done = cli(*args, env={"CORRUPT": cases[1]})
     assert done.returncode == 0, done.stderr
     records = {r.case_id: r for r in read_episodes(tmp_path / "run" / "episodes.jsonl")}

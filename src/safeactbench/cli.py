@@ -19,6 +19,7 @@ from rich.table import Table
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
 from .catalog import CONDITIONS, UnknownCase, played
+from .harness.bwrap_sandbox import missing_tools
 from .model import Case
 from .public import public_view
 from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, SECRET_ARGS, RunConfig, public_url
@@ -188,9 +189,18 @@ def run(
     limit: Annotated[int | None, typer.Option(min=1, help="run at most this many episodes")] = None,
     harness_cmd: Annotated[
         str | None,
-        typer.Option(help="external CLI agent per episode; placeholders {mcp_config} {prompt} {prompt_file} {workdir}"),
+        typer.Option(
+            help="an external CLI agent per episode (a bash command, sandboxed); placeholders {workdir} {prompt} "
+            "{prompt_file} {mcp_url} {mcp_config} {base_url} {model} {episode} (docs/harnesses.md)"
+        ),
     ] = None,
     label: Annotated[str | None, typer.Option(help="configuration name for --harness-cmd runs")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="--harness-cmd: the model endpoint for {base_url} (a serve-agent: per episode)")
+    ] = None,
+    sandbox_bind: Annotated[
+        list[str] | None, typer.Option(help="a host path the sandbox shows read-only, e.g. where a CLI is installed")
+    ] = None,
     timeout: Annotated[float, typer.Option(help="seconds per episode for CLI agents")] = 900.0,
     sandbox: Annotated[
         bool, typer.Option(help="run CLI agents' episodes in the bwrap sandbox (recorded in run.json)")
@@ -218,8 +228,20 @@ def run(
     jobs = plan(selected, conditions, repeat)
     if limit is not None:
         jobs = jobs[:limit]
-    if model is not None and harness_cmd is not None:
-        raise fail("--model and --harness-cmd are exclusive: a run has one harness")
+    if harness_cmd is not None and harness_name != "inspect":
+        raise fail("--harness and --harness-cmd are exclusive: a run has one harness")
+    cli_name = None
+    if harness_cmd is not None:
+        from .harness.cli_templates import EXECUTABLES, expand
+
+        try:
+            template, harness_cmd = harness_cmd, expand(harness_cmd)
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+        cli_name = EXECUTABLES[template[1:]][0] if template.startswith("@") else harness_cmd.split()[0]
+        label = label or (template[1:] if template.startswith("@") else None)
+    if base_url is not None and harness_cmd is None:
+        raise fail("--base-url is for --harness-cmd runs; models take --model-arg base_url=...")
     if harness_name not in MODEL_HARNESSES:
         raise fail(f"--harness: unknown {harness_name!r}; choose from {list(MODEL_HARNESSES)}")
     if harness_name != "inspect" and model is None:
@@ -230,7 +252,7 @@ def run(
     filters = {"protocol": protocol, "domain": domain, "cases": case_ids}
     config = _run_config(RunConfig(agent=agent, harness="scripted", conditions=conditions, filters=filters),
                          model=model, harness=harness_name, args=args, command=harness_cmd, label=label,
-                         sandbox=sandbox)  # fmt: skip
+                         sandbox=sandbox, base_url=base_url)  # fmt: skip
     try:
         store = RunStore(out)
         execution = {k: v for k, v in args.items() if k in EXECUTION_ARGS}
@@ -238,14 +260,15 @@ def run(
         if config.harness in CLI_HARNESSES:
             from .harness.family_cli import FAMILY_CLIS
 
-            executable = FAMILY_CLIS[config.harness][1]
-            extra["cli"] = {"name": executable, "version": cli_version(executable)}
+            cli_name = FAMILY_CLIS[config.harness][1]
+        if cli_name is not None:
+            extra["cli"] = {"name": cli_name, "version": cli_version(cli_name)}
         done = store.open(config, run_metadata(**extra), planned=len(jobs), resume=resume)
     except StoreError as exc:
         raise fail(str(exc)) from None
     try:
         _play(config, store, jobs, done, args, timeout=timeout, max_concurrency=max_concurrency, workers=workers,
-              retries=retries)  # fmt: skip
+              retries=retries, base_url=base_url, binds=sandbox_bind or [])  # fmt: skip
         meta = finish(store)
     except StoreError as exc:
         raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
@@ -271,21 +294,32 @@ def _run_config(
     command: str | None,
     label: str | None,
     sandbox: bool,
+    base_url: str | None = None,
 ) -> RunConfig:
     """The run's configuration: `base` (a scripted agent, conditions, filters) made into the one the
     options ask for; unknown agents, providers and unusable endpoints fail here, before any file."""
     if command is not None:
-        return base.model_copy(update={"agent": label or "command", "harness": "command", "command": command})
+        from .harness.command import TemplateError, check_template
+
+        try:
+            check_template(command)
+        except TemplateError as exc:
+            raise fail(str(exc)) from None
+        if sandbox and missing_tools():
+            raise fail(f"--harness-cmd: the sandbox needs {', '.join(missing_tools())}; {SANDBOX_INSTALL}")
+        update: dict[str, Any] = {"agent": label or model or "command", "harness": "command", "command": command}
+        update |= {"model": model, "sandbox": sandbox, "endpoint": None if base_url is None else public_url(base_url)}
+        return base.model_copy(update=update)
     if model is not None and harness == "native":
         endpoint = _native_endpoint(model, args)
-        update: dict[str, Any] = {"model_args": endpoint.params, "endpoint": public_url(endpoint.base_url)}
-        return base.model_copy(update={"agent": model, "harness": "native", "model": model, **update})
+        native = {"model_args": endpoint.params, "endpoint": public_url(endpoint.base_url)}
+        return base.model_copy(update={"agent": model, "harness": "native", "model": model, **native})
     if model is not None:
         _check_inspect_model(model)
-        base_url = args.get("base_url")
+        model_url = args.get("base_url")
         update = {
             "model_args": {k: v for k, v in args.items() if k != "base_url" and k not in EXECUTION_ARGS},
-            "endpoint": None if base_url is None else public_url(str(base_url)),
+            "endpoint": None if model_url is None else public_url(str(model_url)),
         }
         if harness in CLI_HARNESSES:
             _check_family_cli(harness, sandbox)
@@ -308,6 +342,8 @@ def _play(
     max_concurrency: int,
     workers: int,
     retries: int,
+    base_url: str | None = None,
+    binds: list[str] | None = None,
 ) -> None:
     """Play the jobs not yet done with the configuration's harness, each episode into `store`."""
     pending = [job for job in jobs if job.key not in done]
@@ -335,13 +371,19 @@ def _play(
             raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
         return
     if config.harness == "command":
-        from .harness.command import play_command
+        from .harness.command import CommandHarness
 
-        command = config.command or ""
-
-        def play(job: Job) -> EpisodeRecord:
-            return play_command(job, command, store.directory, timeout, name)
-
+        harness = CommandHarness(
+            config.command or "",
+            store.directory,
+            name,
+            timeout,
+            sandbox=bool(config.sandbox),
+            model=config.model,
+            base_url=base_url,
+            binds=tuple(binds or ()),
+        )
+        play = harness.play
         threads = max_concurrency
     else:
         scripted = get_agent(name)
@@ -358,9 +400,13 @@ def _play(
 STORED_SO_FAR = "the episodes finished so far are stored; fix this and rerun with --resume"
 
 
+SANDBOX_INSTALL = (
+    "install it with `apt-get install -y bubblewrap util-linux` (or pass --no-sandbox, which run.json records)"
+)
+
+
 def _check_family_cli(harness: str, sandbox: bool) -> None:
     """Fail early, with the install command, when the CLI or the sandbox is not installed."""
-    from .harness.bwrap_sandbox import missing_tools
     from .harness.family_cli import FAMILY_CLIS
 
     _, executable, package = FAMILY_CLIS[harness]
@@ -368,10 +414,7 @@ def _check_family_cli(harness: str, sandbox: bool) -> None:
         raise fail(f"--harness {harness}: `{executable}` is not installed; install it with `npm install -g {package}`")
     missing = missing_tools() if sandbox else []
     if missing:
-        raise fail(
-            f"--harness {harness}: the sandbox needs {', '.join(missing)}; install it with "
-            "`apt-get install -y bubblewrap util-linux` (or pass --no-sandbox, which run.json records)"
-        )
+        raise fail(f"--harness {harness}: the sandbox needs {', '.join(missing)}; {SANDBOX_INSTALL}")
 
 
 def cli_version(executable: str) -> str | None:
@@ -645,12 +688,15 @@ def mcp(
     case_id: Annotated[str, typer.Option("--case", help="the case to serve")],
     out: Annotated[Path, typer.Option(help="directory for trajectory.json")],
     condition: Annotated[str, typer.Option(help="condition of the case")] = "original",
+    http: Annotated[
+        int | None, typer.Option(min=0, max=65535, help="serve over streamable HTTP on 127.0.0.1:PORT (0: any)")
+    ] = None,
 ) -> None:
-    """Serve one episode over MCP on stdio (for CLI agents); records OUT/trajectory.json."""
+    """Serve one episode over MCP on stdio or HTTP (for CLI agents); records OUT/trajectory.json."""
     from .harness.mcp_server import serve
 
     try:
-        serve(case_id, condition, out)
+        serve(case_id, condition, out, http)
     except UnknownCase as exc:
         raise fail(str(exc.args[0])) from None
     except OSError as exc:  # OUT is a file, cannot be created, or trajectory.json cannot be written

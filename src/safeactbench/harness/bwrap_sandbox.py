@@ -12,10 +12,11 @@ Not shown: the project, the virtualenv and the installed package (suite data, hi
 run directories, other samples, the user's home (API keys, CLI credentials), and the host's
 environment variables (the environment is cleared; only PATH, HOME, LANG and what the caller passes
 are set). With `network: false` (the default) the sample has its own network namespace with only a
-loopback interface, kept by a keeper process for the sample's life, so background servers inside
-(Inspect's agent bridge) persist across calls while nothing reaches the host or the internet.
+loopback interface, and its own pid namespace, both kept by a keeper process for the sample's life:
+background servers inside (Inspect's agent bridge) persist across calls, nothing reaches the host
+or the internet, and every process of the sample dies with the keeper, which dies with Inspect.
 
-Needs Debian's `bubblewrap` (and `nsenter` from util-linux for the network namespace); runs as
+Needs Debian's `bubblewrap` (and `nsenter` from util-linux to join the sample's namespaces); runs as
 root or where unprivileged user namespaces are allowed.
 """
 
@@ -69,18 +70,16 @@ def missing_tools() -> list[str]:
 
 @sandboxenv(name="bwrap")
 class BwrapSandboxEnvironment(SandboxEnvironment):
-    """One sample's sandbox: a host directory with its writable parts and, without network, a
-    keeper process holding its network namespace."""
+    """One sample's sandbox: a host directory with its writable parts and a keeper process holding
+    its pid namespace and, without network, its network namespace."""
 
     def __init__(self, config: BwrapConfig) -> None:
         super().__init__()
         self.config = config
         self.id = uuid.uuid4().hex
-        self.root = Path(tempfile.mkdtemp(prefix="sab-sandbox-"))
-        for name in WRITABLE.values():
-            (self.root / name).mkdir(mode=0o755)
+        self.root = prepare_root(Path(tempfile.mkdtemp(prefix="sab-sandbox-")))
         self.keeper: subprocess.Popen[bytes] | None = None
-        self.netns: str | None = None
+        self.namespaces: int | None = None  # pid of the keeper's child, whose net and pid namespaces execs join
 
     # -- lifecycle --------------------------------------------------------------------------------
     @classmethod
@@ -101,8 +100,7 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
     ) -> dict[str, SandboxEnvironment]:
         sandbox = cls(config if isinstance(config, BwrapConfig) else BwrapConfig())
-        if not sandbox.config.network:
-            sandbox.start_keeper()
+        sandbox.start_keeper()
         return {"default": sandbox}
 
     @classmethod
@@ -117,32 +115,38 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
             environment.as_type(BwrapSandboxEnvironment).destroy()
 
     def start_keeper(self) -> None:
-        """A process that holds the sample's network namespace (loopback only) until cleanup."""
+        """The sample's sandbox: a process holding its mount namespace (the file system below), its
+        pid namespace and, without `network`, its loopback-only network namespace. Every exec
+        enters all three (`command`), so files and background servers persist between execs, /proc
+        shows the sample's processes only, and everything dies with the keeper - which dies with
+        this process, however it dies (--die-with-parent)."""
         read, write = os.pipe()
+        namespaces = ["--unshare-pid", *([] if self.config.network else ["--unshare-net"]), "--info-fd", str(write)]
+        argv = bwrap_argv(
+            ["sleep", "infinity"], root=self.root, cwd=WORKDIR, env={}, sandbox_id=self.id, binds=self.config.binds
+        )
         self.keeper = subprocess.Popen(
-            ["bwrap", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--info-fd", str(write),
-             "--", "sleep", "infinity"],
+            [argv[0], *namespaces, *argv[1:]],
             pass_fds=(write,),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-        )  # fmt: skip
+        )
         os.close(write)
         with os.fdopen(read, "rb") as info:
             data = info.read()
         try:
-            child = json.loads(data)["child-pid"]
-        except (ValueError, KeyError):
+            child = int(json.loads(data)["child-pid"])
+        except (ValueError, KeyError, TypeError):
             stderr = self.keeper.stderr.read().decode(errors="replace") if self.keeper.stderr else ""
             self.destroy()
-            raise RuntimeError(f"bwrap could not create a network namespace: {stderr.strip()}") from None
-        self.netns = f"/proc/{child}/ns/net"
+            raise RuntimeError(f"bwrap could not create the sample's sandbox: {stderr.strip()}") from None
+        _await_exec(child, b"sleep")  # its mounts are in place once the child runs `sleep`
+        self.namespaces = child
 
     def destroy(self) -> None:
         """Kill every process of the sample (found by their marker), the keeper, and the files."""
-        for pid in _marked_processes(self.id):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        kill_sandbox(self.id)
         if self.keeper is not None and self.keeper.poll() is None:
             self.keeper.kill()
             self.keeper.wait()
@@ -150,23 +154,13 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
 
     # -- commands ---------------------------------------------------------------------------------
     def command(self, cmd: list[str], cwd: str, env: dict[str, str]) -> list[str]:
-        """`cmd` wrapped in nsenter (the sample's network) and bwrap (the sample's file system)."""
-        args = ["bwrap", "--die-with-parent", "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
-        for root in (*SYSTEM_ROOTS, *self.config.binds):
-            path = Path(root)
-            if path.is_symlink():
-                args += ["--symlink", os.readlink(path), root]
-            elif path.exists():
-                args += ["--ro-bind", root, root]
-        for hidden in hidden_paths():
-            if any(PurePosixPath(hidden).is_relative_to(r) for r in (*SYSTEM_ROOTS, *self.config.binds)):
-                args += ["--tmpfs", hidden]
-        for inside, name in WRITABLE.items():
-            args += ["--bind", str(self.root / name), inside]
-        for key, value in {**BASE_ENV, **env, MARKER: self.id}.items():
-            args += ["--setenv", key, value]
-        args += ["--chdir", cwd, "--", *cmd]
-        return args if self.netns is None else ["nsenter", f"--net={self.netns}", "--", *args]
+        """`cmd` inside the sample's namespaces, in `cwd`, with a cleared environment."""
+        if self.namespaces is None:
+            raise RuntimeError("the sandbox has no keeper: sample_init did not run")
+        network = [] if self.config.network else ["--net"]
+        variables = [f"{k}={v}" for k, v in {**BASE_ENV, **env, MARKER: self.id}.items()]
+        return ["nsenter", f"--target={self.namespaces}", "--mount", "--pid", *network, f"--wdns={cwd}", "--",
+                "env", "-i", *variables, *cmd]  # fmt: skip
 
     async def exec(
         self,
@@ -231,6 +225,68 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
         if not shown or hidden:
             raise FileNotFoundError(f"{file}: not in the sandbox")
         return Path(inside)
+
+
+def prepare_root(root: Path) -> Path:
+    """`root` with the host directories behind a sandbox's writable paths (WRITABLE)."""
+    for name in WRITABLE.values():
+        (root / name).mkdir(mode=0o755, parents=True, exist_ok=True)
+    return root
+
+
+def bwrap_argv(
+    cmd: list[str],
+    *,
+    root: Path,
+    cwd: str,
+    env: dict[str, str],
+    sandbox_id: str,
+    binds: tuple[str, ...] = (),
+    own_pids: bool = False,
+) -> list[str]:
+    """`cmd` in a fresh bwrap mount namespace: the system read-only (SYSTEM_ROOTS and `binds`, the
+    hidden paths covered), `root`'s directories at the WRITABLE paths, a cleared environment with
+    BASE_ENV, `env` and the sandbox marker. The network is the caller's. With `own_pids`, `cmd`
+    gets its own pid namespace: everything it starts ends when it ends."""
+    args = ["bwrap", "--die-with-parent", "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+    if own_pids:
+        args.append("--unshare-pid")
+    shown = (*SYSTEM_ROOTS, *binds)
+    for path in shown:
+        if Path(path).is_symlink():
+            args += ["--symlink", os.readlink(path), path]
+        elif Path(path).exists():
+            args += ["--ro-bind", path, path]
+    for hidden in hidden_paths():
+        if any(PurePosixPath(hidden).is_relative_to(r) for r in shown):
+            args += ["--tmpfs", hidden]
+    for inside, name in WRITABLE.items():
+        args += ["--bind", str(root / name), inside]
+    for key, value in {**BASE_ENV, **env, MARKER: sandbox_id}.items():
+        args += ["--setenv", key, value]
+    return [*args, "--chdir", cwd, "--", *cmd]
+
+
+def _await_exec(pid: int, program: bytes, seconds: float = 10.0) -> None:
+    """Wait until process `pid` (bwrap's init in the new pid namespace) has a child running
+    `program`: bwrap has set the sandbox up by then."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            if any(Path(f"/proc/{c}/cmdline").read_bytes().split(b"\0")[0] == program for c in children):
+                return
+        time.sleep(0.005)
+    raise RuntimeError(f"the sandbox did not start within {seconds:.0f}s")
+
+
+def kill_sandbox(sandbox_id: str) -> None:
+    """SIGKILL every process started in the sandbox `sandbox_id` (they carry its marker)."""
+    for pid in _marked_processes(sandbox_id):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _marked_processes(sandbox_id: str) -> list[int]:

@@ -14,6 +14,7 @@ All act on the episode's own world only, so none is open-world.
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from ..public import public_view
 from .prompts import PROMPT_VERSION, TERMINAL_TOOLS, system_prompt, tool_description
 
 TRAJECTORY_FILE = "trajectory.json"
+SERVER_NAME = "backoffice"  # what CLIs prefix tool names with (mcp__backoffice__...): it names no benchmark
 
 
 def write_trajectory(episode: Episode, out: Path) -> None:
@@ -77,7 +79,7 @@ def build_server(episode: Episode, out: Path) -> Server[Any]:
         )
 
     return Server(
-        "safeactbench",
+        SERVER_NAME,
         version=__version__,
         instructions=f"{system_prompt(view)}\n(prompt version {PROMPT_VERSION})",
         on_list_tools=list_tools,
@@ -85,7 +87,11 @@ def build_server(episode: Episode, out: Path) -> Server[Any]:
     )
 
 
-def serve(case_id: str, condition: str, out: Path) -> None:
+def serve(case_id: str, condition: str, out: Path, http_port: int | None = None) -> None:
+    """Serve the episode on stdio, or with `http_port` (0: any free port) over streamable HTTP on
+    127.0.0.1 at /mcp, announcing `serving episode at http://127.0.0.1:PORT/mcp` on stdout (how
+    `run --harness-cmd` serves a sandboxed CLI from outside its sandbox). Either way the trajectory
+    is in OUT/trajectory.json after every call and when the server stops (SIGTERM included)."""
     out = out.resolve()  # 'a/../b' is b; nothing is created along the way
     out.mkdir(parents=True, exist_ok=True)
     episode = Episode(get_single_case(case_id, condition))
@@ -96,8 +102,30 @@ def serve(case_id: str, condition: str, out: Path) -> None:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        anyio.run(main)
+        if http_port is None:
+            anyio.run(main)
+        else:
+            _serve_http(server, http_port)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         episode.stop()
         write_trajectory(episode, out)
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)  # unwinds through serve's finally: the trajectory is written
+
+
+def _serve_http(server: Server[Any], port: int) -> None:
+    import socket
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    print(f"serving episode at http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])

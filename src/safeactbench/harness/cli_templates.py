@@ -1,0 +1,46 @@
+"""Tested `--harness-cmd` templates for CLI agents: `run --harness-cmd @codex` or `@qwen-code`.
+
+Each runs one episode headless, inside the sandbox (`harness/command.py`): the CLI's model is
+`--model` at `--base-url` (an OpenAI-compatible endpoint: a hosted API, a local server, or
+`safeactbench serve-agent` offline), the episode's tools are the MCP server at {mcp_url}, the prompt
+is {prompt_file}. Configuration is written per episode inside the sandbox's $HOME. Each is
+exercised by tests/test_command_harness.py with the real CLI driven by `serve-agent reference`.
+
+- `@codex` — Codex CLI (`npm install -g @openai/codex`), `codex exec` on the Responses API; Codex's
+  own approvals and sandbox are off (the episode's sandbox is ours), the MCP server is required so
+  Codex waits for it. The key is `$OPENAI_API_KEY` when set.
+- `@qwen-code` — Qwen Code (`npm install -g @qwen-code/qwen-code`), `qwen -p` on chat completions,
+  `--yolo` (no approval prompts); `alwaysLoadTools` puts the MCP tools in the model's tool list
+  (by default Qwen hides them behind a tool-search tool). The key is `$OPENAI_API_KEY` when set.
+"""
+
+from __future__ import annotations
+
+TEMPLATES: dict[str, str] = {
+    "codex": (
+        "codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m {model}"
+        " -c model_provider=bench -c model_providers.bench.name=bench -c model_providers.bench.base_url={base_url}"
+        " -c model_providers.bench.wire_api=responses"
+        " ${OPENAI_API_KEY:+-c model_providers.bench.env_key=OPENAI_API_KEY}"
+        " -c mcp_servers.backoffice.url={mcp_url} -c mcp_servers.backoffice.required=true"
+        ' "$(cat {prompt_file})"'
+    ),
+    "qwen-code": (
+        'mkdir -p "$HOME/.qwen"'
+        ' && printf \'{"mcpServers": {"backoffice": {"httpUrl": "%s", "alwaysLoadTools": true}}}\''
+        ' {mcp_url} > "$HOME/.qwen/settings.json"'
+        " && OPENAI_BASE_URL={base_url} OPENAI_API_KEY=${OPENAI_API_KEY:-none}"
+        ' qwen --yolo --auth-type openai -m {model} -p "$(cat {prompt_file})"'
+    ),
+}
+EXECUTABLES = {"codex": ("codex", "@openai/codex"), "qwen-code": ("qwen", "@qwen-code/qwen-code")}
+
+
+def expand(template: str) -> str:
+    """`@name` is a template of TEMPLATES; anything else is a template as given."""
+    if not template.startswith("@"):
+        return template
+    try:
+        return TEMPLATES[template[1:]]
+    except KeyError:
+        raise ValueError(f"--harness-cmd {template}: no such template; choose from @{', @'.join(TEMPLATES)}") from None
