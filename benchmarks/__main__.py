@@ -14,6 +14,7 @@ from typing import Any
 from . import PARTS
 from . import measure as m
 from .machine import machine
+from .prompt_tokens import prompt_tokens
 from .report import render
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +50,7 @@ FULL: dict[str, list[tuple[str, Any]]] = {
     "inspect": [("inspect", lambda: m.inspect_path())],
     "concurrency": [("concurrency", lambda: m.concurrency())],
     "stats": [("stats", lambda: m.bootstrap_stats())],
+    "prompts": [("prompts", lambda: prompt_tokens())],
 }
 QUICK: dict[str, list[tuple[str, Any]]] = {
     "evaluator": [("evaluator", lambda: m.evaluator_throughput(12, 1))],
@@ -59,6 +61,7 @@ QUICK: dict[str, list[tuple[str, Any]]] = {
         ("concurrency", lambda: m.concurrency((1, 2), workloads=m.QUICK_WORKLOADS, cases=2, latency=0.02, jitter=0.005))
     ],
     "stats": [("stats", lambda: m.bootstrap_stats(3, 20, 200, 1))],
+    "prompts": [("prompts", lambda: prompt_tokens(12))],
 }
 
 

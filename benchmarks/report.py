@@ -305,6 +305,32 @@ def _section_stats(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def _section_prompts(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    p = r.get("prompts")
+    if not p:
+        return []
+    out = [
+        "### Prompt tokens per episode",
+        "",
+        f"What a model reads in the reference agent's episodes, counted offline ({p['encoding']}, "
+        "`benchmarks/prompt_tokens.py`): the first request (tool list + system prompt + task), every "
+        "request of the episode summed (chat completions resend the conversation), and the share a "
+        "prompt cache can reuse (the prefix an earlier request began with).",
+        "",
+        "| protocol | episodes | first request | of which tools | system | task | requests | prompt tokens "
+        "per episode | cacheable |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for protocol, row in p["by_protocol"].items():
+        out.append(
+            f"| {protocol} | {row['episodes']} | {row['first_request']:,.0f} | {row['tools']:,.0f} | "
+            f"{row['system']:,.0f} | {row['task']:,.0f} | {row['requests']:.1f} | {row['per_episode']:,.0f} | "
+            f"{100 * row['cacheable_share']:.0f}% |"
+        )
+    tools = ", ".join(f"{domain} {n:,}" for domain, n in p["tools_by_domain"].items())
+    return [*out, "", f"Tool list tokens by domain: {tools}.", ""]
+
+
 def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: str) -> str:
     m = results["machine"]
     packages = ", ".join(f"{k} {v}" for k, v in m["packages"].items())
@@ -355,6 +381,7 @@ def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: st
         _section_inspect,
         _section_concurrency,
         _section_stats,
+        _section_prompts,
     ):
         lines += section(results, baseline)
     if NOTES.exists():

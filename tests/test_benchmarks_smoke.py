@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -68,6 +70,19 @@ def test_bootstrap_tiny() -> None:
     out = m.bootstrap_stats(configs=3, cases=20, resamples=100, repeats=1)
     assert out["pairs"] == 3 and out["cases"] == 20
     assert _positive(out["seconds"]) and _positive(out["numpy_reference_seconds"])
+
+
+def test_prompt_tokens_tiny() -> None:
+    from benchmarks.prompt_tokens import prompt_tokens
+
+    result = prompt_tokens(12)
+    rows = result["by_protocol"]
+    assert set(rows) == {"Legacy", "V0", "V1", "V2", "V3"}
+    for protocol, row in rows.items():
+        assert row["first_request"] == pytest.approx(row["tools"] + row["system"] + row["task"])
+        assert row["per_episode"] >= row["first_request"] and 0 < row["cacheable_share"] < 1
+        if protocol != "Legacy":  # an interactive tool list outweighs the prompts, as measured
+            assert row["tools"] > row["system"] + row["task"]
 
 
 def test_report_and_command_line(tmp_path: Path) -> None:
