@@ -62,6 +62,9 @@ def test_codex_cli_plays_two_cases_per_protocol_as_the_reference_agent(tmp_path:
         expected = play_scripted(Job(get_case(case_id), "original", 0), reference).trajectory
         assert record.trajectory == expected, case_id
         assert record.harness == "codex-cli"
+        # the model's replies, as the CLI's conversation holds them: every episode call among them
+        made = [c["name"].rsplit("__", 1)[-1] for turn in record.transcript or [] for c in turn.tool_calls]
+        assert made == [step.tool for step in expected.steps], case_id
 
 
 # ---------------------------------------------------------------------------- nothing leaks

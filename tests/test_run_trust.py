@@ -387,6 +387,11 @@ def test_credentials_in_urls_and_error_bodies_are_never_stored(leaky_endpoint: s
     keyed = leaky_endpoint.replace("user:hunter2pass@", "")  # the key travels in the Authorization header
     done = cli("run", "--model", "openai/x", "--harness", "native", "--model-arg", f"base_url={keyed}",
                "--protocol", "V1", "--limit", "2", "--out", str(out), env={"OPENAI_API_KEY": SECRET})  # fmt: skip
+    assert done.returncode == 2 and "preflight" in done.stderr and "REDACTED" in done.stderr, done.stderr
+    assert not any(secret in done.stderr for secret in (SECRET, "hunter2pass", "querysecret9"))
+    done = cli("run", "--model", "openai/x", "--harness", "native", "--model-arg", f"base_url={keyed}",
+               "--protocol", "V1", "--limit", "2", "--out", str(out), "--no-preflight",
+               env={"OPENAI_API_KEY": SECRET})  # fmt: skip
     assert done.returncode == 1 and "no episode completed" in done.stderr, done.stderr
     records = read_episodes(out / "episodes.jsonl")
     assert [r.status for r in records] == ["missing", "missing"]

@@ -20,9 +20,11 @@ from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
 from .catalog import CONDITIONS, UnknownCase, played
 from .harness.bwrap_sandbox import missing_tools
+from .harness.generation import CallPolicy, Generation, generation_arg_error
+from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
 from .public import public_view
-from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, SECRET_ARGS, RunConfig, public_url
+from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, SECRET_ARGS, RunConfig, public_url, redact
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
 from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, read_numbered, run_config
 from .suite.data import CaseFileError, load_suite
@@ -37,6 +39,8 @@ console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_AGENT = "shallow"
+DEFAULT_CALL_RETRIES = 5
+GEN = "--model: generation setting (run.json, report):"
 MODEL_HARNESSES = ("inspect", "native", *CLI_HARNESSES)
 
 
@@ -213,6 +217,28 @@ def run(
     workers: Annotated[
         int, typer.Option(min=0, help="processes for --harness native (0: one per 64 episodes in flight, ≤ cores)")
     ] = 0,
+    temperature: Annotated[float | None, typer.Option(min=0, help=f"{GEN} sampling temperature")] = None,
+    top_p: Annotated[float | None, typer.Option(min=0, max=1, help=f"{GEN} nucleus sampling")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help=f"{GEN} output tokens per model call")] = None,
+    seed: Annotated[int | None, typer.Option(help=f"{GEN} the model's sampling seed")] = None,
+    reasoning_effort: Annotated[
+        str | None, typer.Option(help=f"{GEN} minimal, low, medium or high (reasoning models)")
+    ] = None,
+    tool_choice: Annotated[
+        str | None, typer.Option(help=f"{GEN} auto, required or none (some local servers need 'required')")
+    ] = None,
+    call_timeout: Annotated[
+        float | None, typer.Option(min=1, help="seconds per model call attempt (default: 600 native, provider's)")
+    ] = None,
+    call_retries: Annotated[
+        int | None, typer.Option(min=0, help=f"retries of a failing model call (default {DEFAULT_CALL_RETRIES})")
+    ] = None,
+    max_runtime_failures: Annotated[
+        int, typer.Option(min=0, help="stop after this many episodes in a row fail at runtime (0: never)")
+    ] = MAX_CONSECUTIVE_FAILURES,
+    preflight: Annotated[
+        bool, typer.Option(help="--model: one test request (endpoint, model name, tool calls) before the run")
+    ] = True,
     resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
     report: Annotated[bool, typer.Option(help="write OUT/report (report.md, report.html) at the end")] = True,
 ) -> None:
@@ -249,13 +275,20 @@ def run(
     if workers and harness_name != "native":
         raise fail("--workers: only --harness native runs in worker processes")
     args = _model_args(model_arg)
+    generation = _generation(temperature, top_p, max_tokens, seed, reasoning_effort, tool_choice)
+    if generation.settings() and model is None:
+        raise fail("generation settings (--temperature, ...) are for --model runs")
+    policy = CallPolicy(call_timeout, call_retries, max_runtime_failures)
     filters = {"protocol": protocol, "domain": domain, "cases": case_ids}
-    config = _run_config(RunConfig(agent=agent, harness="scripted", conditions=conditions, filters=filters),
+    config = _run_config(RunConfig(agent=agent, harness="scripted", conditions=conditions, filters=filters,
+                                   generation=generation.settings()),
                          model=model, harness=harness_name, args=args, command=harness_cmd, label=label,
                          sandbox=sandbox, base_url=base_url)  # fmt: skip
+    if preflight and model is not None and harness_cmd is None:
+        _preflight(config, args, generation, policy)
     try:
         store = RunStore(out)
-        execution = {k: v for k, v in args.items() if k in EXECUTION_ARGS}
+        execution = {k: v for k, v in args.items() if k in EXECUTION_ARGS} | policy.recorded()
         extra: dict[str, Any] = {"repeat": repeat, "execution": execution}
         if config.harness in CLI_HARNESSES:
             from .harness.family_cli import FAMILY_CLIS
@@ -268,10 +301,14 @@ def run(
         raise fail(str(exc)) from None
     try:
         _play(config, store, jobs, done, args, timeout=timeout, max_concurrency=max_concurrency, workers=workers,
-              retries=retries, base_url=base_url, binds=sandbox_bind or [])  # fmt: skip
+              retries=retries, base_url=base_url, binds=sandbox_bind or [], generation=generation,
+              policy=policy)  # fmt: skip
         meta = finish(store)
     except StoreError as exc:
         raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
+    except RunStopped as exc:
+        finish(store)
+        raise fail(f"{exc.message}\n{STORED_SO_FAR}", 1) from None
     finally:
         store.release()
     console.print(ecs_table(store.records(), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)"))
@@ -344,12 +381,16 @@ def _play(
     retries: int,
     base_url: str | None = None,
     binds: list[str] | None = None,
+    generation: Generation | None = None,
+    policy: CallPolicy | None = None,
 ) -> None:
     """Play the jobs not yet done with the configuration's harness, each episode into `store`."""
+    generation, policy = generation or Generation(), policy or CallPolicy()
     pending = [job for job in jobs if job.key not in done]
     name = config.agent
     if config.harness == "native":
-        _play_native(store, jobs, done, _native_endpoint(name, args), max_concurrency, name, workers)
+        endpoint = _native_endpoint(name, args, generation, policy)
+        _play_native(store, jobs, done, endpoint, max_concurrency, name, workers, policy.max_failures)
         return
     if config.harness == "inspect" or config.harness in CLI_HARNESSES:
         from .harness.inspect_run import InspectFailed, run_with_inspect
@@ -366,6 +407,10 @@ def _play(
                 sandbox=bool(config.sandbox),
                 time_limit=int(timeout) if family else None,
                 retries=retries,
+                generation=generation,
+                call_timeout=policy.timeout,
+                call_retries=DEFAULT_CALL_RETRIES if policy.retries is None else policy.retries,
+                max_failures=policy.max_failures,
             )
         except InspectFailed as exc:
             raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
@@ -446,6 +491,7 @@ def _play_native(
     max_concurrency: int,
     name: str,
     workers: int,
+    max_failures: int,
 ) -> None:
     from .harness.native import run_native
     from .harness.openai_api import EndpointRefused
@@ -457,23 +503,70 @@ def _play_native(
             bar.advance(task)
 
         try:
-            run_native(store, jobs, done, endpoint, max_concurrency, advance, label=name, workers=workers)
+            run_native(
+                store, jobs, done, endpoint, max_concurrency, advance, label=name, workers=workers,
+                max_failures=max_failures,
+            )  # fmt: skip
         except EndpointRefused as exc:
             finish(store)
             raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
 
 
-def _native_endpoint(model: str, args: dict[str, Any]) -> Endpoint:
+def _generation(
+    temperature: float | None,
+    top_p: float | None,
+    max_tokens: int | None,
+    seed: int | None,
+    reasoning_effort: str | None,
+    tool_choice: str | None,
+) -> Generation:
+    from pydantic import ValidationError
+
+    values: dict[str, Any] = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed,
+              "reasoning_effort": reasoning_effort, "tool_choice": tool_choice}  # fmt: skip
+    try:
+        return Generation.model_validate({k: v for k, v in values.items() if v is not None})
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise fail(f"--{str(problem['loc'][0]).replace('_', '-')}: {problem['msg']}") from None
+
+
+def _preflight(config: RunConfig, args: dict[str, Any], generation: Generation, policy: CallPolicy) -> None:
+    """One test request to the model before anything is written (harness.preflight)."""
+    from .harness.preflight import PreflightError, preflight_inspect, preflight_native
+
+    assert config.model is not None
+    console.print(f"preflight: one test request to {escape(config.model)} ...")
+    try:
+        if config.harness == "native":
+            preflight_native(_native_endpoint(config.model, args, generation, policy))
+        else:
+            inspect_args = {k: v for k, v in args.items() if k not in EXECUTION_ARGS}
+            preflight_inspect(config.model, inspect_args, generation, policy.timeout)
+    except PreflightError as exc:
+        raise fail(f"preflight: {redact(str(exc))}\n(nothing was written; --no-preflight skips this check)") from None
+
+
+def _native_endpoint(
+    model: str, args: dict[str, Any], generation: Generation | None = None, policy: CallPolicy | None = None
+) -> Endpoint:
     from .harness.openai_api import Endpoint
 
+    policy = policy or CallPolicy()
+    if policy.retries is not None:
+        args = args | {"max_retries": policy.retries}
+    body = (generation or Generation()).request_body()
     try:
-        return Endpoint.from_model(model, args)
+        return Endpoint.from_model(model, args, generation=body, call_timeout=policy.timeout)
     except ValueError as exc:
         raise fail(str(exc)) from None
 
 
 def _model_args(pairs: list[str] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    problem = generation_arg_error({pair.partition("=")[0]: None for pair in pairs or []})
+    if problem:
+        raise fail(problem)
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:

@@ -24,6 +24,18 @@ class StoreError(RuntimeError):
     """A run directory or episodes file that cannot be used as asked; the message names the path."""
 
 
+class ModelTurn(BaseModel):
+    """One model reply of an episode, as the harness received it (text and tool calls as sent)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = ""
+    tool_calls: list[dict[str, str]] = Field(default_factory=list, description="[{name, arguments}] as sent")
+    usage: dict[str, int] = Field(default_factory=dict)
+    stop_reason: str | None = None
+    text_tool_call: bool = Field(default=False, description="no tool call, but the text is written like one")
+
+
 class EpisodeRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -44,6 +56,9 @@ class EpisodeRecord(BaseModel):
     started_at: str = ""
     duration_s: float = 0.0
     usage: dict[str, int] = Field(default_factory=dict)
+    transcript: list[ModelTurn] | None = Field(
+        default=None, description="every model reply (model harnesses; None for scripted agents and CLIs)"
+    )
     config_id: str | None = Field(default=None, description="fingerprint of the run's configuration (run.json)")
     suite_checksum: str | None = Field(default=None, description="checksum of the suite the episode was played on")
 

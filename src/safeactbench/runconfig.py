@@ -68,6 +68,9 @@ class RunConfig(BaseModel):
     harness: Harness
     model: str | None = None
     model_args: dict[str, Any] = Field(default_factory=dict, description="arguments the model receives")
+    generation: dict[str, Any] = Field(
+        default_factory=dict, description="generation settings sent with every model call (--temperature, ...)"
+    )
     endpoint: str | None = Field(default=None, description="base URL, credentials stripped")
     command: str | None = Field(default=None, description="--harness-cmd template")
     sandbox: bool | None = Field(default=None, description="CLI agents: whether each episode ran sandboxed")
@@ -90,7 +93,10 @@ class RunConfig(BaseModel):
     @property
     def fingerprint(self) -> str:
         """16 hex digits of sha256 over the canonical configuration; stamped on every record."""
-        return hashlib.sha256(_canonical(self.model_dump(mode="json")).encode()).hexdigest()[:16]
+        dump = self.model_dump(mode="json")
+        if not dump["generation"]:  # runs pinned before generation settings existed keep their fingerprint
+            del dump["generation"]
+        return hashlib.sha256(_canonical(dump).encode()).hexdigest()[:16]
 
     @property
     def label(self) -> str:

@@ -25,6 +25,7 @@ from .sections import (
     choose_episodes,
     coverage_section,
     domain_section,
+    end_reasons_section,
     evidence_section,
     failure_modes_section,
     interventions_section,
@@ -57,6 +58,7 @@ def build_report(
     chosen = choose_episodes(ctx)
     sections = [
         coverage_section(ctx),
+        end_reasons_section(ctx),
         main_section(ctx),
         domain_section(ctx),
         failure_modes_section(ctx),

@@ -40,6 +40,8 @@ from ..catalog import UnknownCase
 from ..runner import gc_thresholds
 from ..suite.data import load_suite
 from .openai_api import EPISODE_HEADER
+from .preflight import PROBE_MARK, PROBE_TOOL
+from .scripted_calls import Call
 from .serve_agent import chat, responses
 from .serve_agent.chat import tool_results
 from .serve_agent.episodes import (
@@ -58,6 +60,8 @@ __all__ = ["EpisodeTokens", "ServerConfig", "ServerStats", "serve", "tool_result
 HOST = "127.0.0.1"
 MAX_BODY = 16 * 1024 * 1024
 MAX_HEADER_LINES = 100
+PROBE_BODY = PROBE_MARK.encode()
+PROBE_EPISODE = ("preflight", "original", 0)
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
 
 
@@ -194,9 +198,14 @@ class AgentServer:
     async def _complete(self, api: WireAPI, token: str | None, headers: dict[str, str], body: bytes) -> Reply:
         config, stats = self.config, self.stats
         try:
-            turn = api.read(body, self._known_episode(token, headers), self.index)
+            if PROBE_BODY in body:  # `run --model`'s preflight: answer it as a model would
+                turn = api.read(body, PROBE_EPISODE, self.index)
+                call: Call | None = (PROBE_TOOL, {"status": "ok"}) if turn.made == 0 else None
+            else:
+                turn = api.read(body, self._known_episode(token, headers), self.index)
+                call = next_call(config.agent, turn.episode, turn.made)
             self.serial += 1
-            reply = answer(turn, next_call(config.agent, turn.episode, turn.made), self.serial, len(body))
+            reply = answer(turn, call, self.serial, len(body))
         except RequestError as exc:
             stats.errors += 1
             return _error(exc.status, str(exc))

@@ -31,6 +31,7 @@ from ..episode import Episode
 from ..public import public_view
 from ..runconfig import CLI_HARNESSES
 from .prompts import system_prompt, tool_description, user_prompt
+from .transcript import model_turn
 
 TOOL_SERVER = "backoffice"  # the MCP server the CLI sees the tools under (neutral: it names no benchmark)
 
@@ -112,7 +113,7 @@ def cli_episode(harness: str, version: str = "sandbox") -> Solver:
     make_agent = FAMILY_CLIS[harness][0]
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        from .inspect_task import TRAJECTORY_KEY, USAGE_KEY, episode_case, record_start
+        from .inspect_task import TRAJECTORY_KEY, TRANSCRIPT_KEY, USAGE_KEY, episode_case, record_start
 
         case = episode_case(state)
         episode = Episode(case)
@@ -127,6 +128,7 @@ def cli_episode(harness: str, version: str = "sandbox") -> Solver:
         result = await agent(AgentState(messages=[ChatMessageUser(content=user_prompt(view))]))
         episode.stop()
         state.messages = [*state.messages[:1], *result.messages]
+        state.store.set(TRANSCRIPT_KEY, transcript(result.messages, [t["name"] for t in view.tools]))
         made = model_calls(result.messages, {t["name"] for t in view.tools})
         if made > len(received):
             raise HarnessFault(
@@ -139,6 +141,17 @@ def cli_episode(harness: str, version: str = "sandbox") -> Solver:
         return state
 
     return solve
+
+
+def transcript(messages: list[Any], names: list[str]) -> list[dict[str, Any]]:
+    """The model's replies as the CLI's conversation holds them (usage is per sample, not per reply)."""
+    return [
+        model_turn(
+            message.text, [(c.function, json.dumps(c.arguments)) for c in message.tool_calls or []], {}, None, names
+        ).model_dump(exclude_defaults=True)
+        for message in messages
+        if isinstance(message, ChatMessageAssistant)
+    ]
 
 
 def _usage() -> dict[str, int]:

@@ -21,9 +21,12 @@ from typing import Any
 from inspect_ai import eval as inspect_eval
 
 from ..catalog import get_case
+from ..records import ModelTurn
 from ..runner import Job, gc_thresholds, missing_record
 from ..store import EpisodeKey, RunStore
-from .inspect_task import safeactbench, sample_id
+from .generation import Generation
+from .inspect_task import TRANSCRIPT_KEY, safeactbench, sample_id
+from .runtime import MAX_CONSECUTIVE_FAILURES, RunStopped, runtime_reason
 
 RUNTIME_RETRIES = 2
 SAMPLES_FILE = ".samples"
@@ -61,16 +64,33 @@ def run_with_inspect(
     retries: int = RUNTIME_RETRIES,
     display: str = "rich",
     log_realtime: bool = False,
+    generation: Generation | None = None,
+    call_timeout: float | None = None,
+    call_retries: int | None = None,
+    max_failures: int = MAX_CONSECUTIVE_FAILURES,
 ) -> None:
     """Play `pending` (the planned episodes not yet completed) through Inspect into `store`, with
-    the ReAct loop or a family CLI (`harness`, sandboxed unless `sandbox` is False)."""
+    the ReAct loop or a family CLI (`harness`, sandboxed unless `sandbox` is False). `generation`
+    reaches every model call; `call_timeout` (seconds per attempt) and `call_retries` bound each
+    call (Inspect's default retries a failing call for up to 30 minutes). Raises RunStopped when
+    `max_failures` episodes in a row failed at runtime (the rest stay unplayed, for `--resume`)."""
     if not pending:
         return
     samples_file = store.directory / SAMPLES_FILE
     samples_file.write_text("".join(sample_id(*job.key) + "\n" for job in pending), encoding="utf-8")
+    generation = generation or Generation()
     task = safeactbench(
-        run_dir=str(store.directory), samples=str(samples_file), harness=harness, sandbox=sandbox, time_limit=time_limit
+        run_dir=str(store.directory),
+        samples=str(samples_file),
+        harness=harness,
+        sandbox=sandbox,
+        time_limit=time_limit,
+        tool_choice=generation.tool_choice,
+        max_runtime_failures=max_failures,
     )
+    limits: dict[str, Any] = {"max_retries": call_retries}
+    if call_timeout is not None:
+        limits["attempt_timeout"] = max(1, round(call_timeout))
     args = dict(model_args or {})
     base_url = args.pop("base_url", None)  # Inspect takes it as its own argument, not as a model arg
     try:
@@ -88,11 +108,14 @@ def run_with_inspect(
                 display=display,  # type: ignore[arg-type]
                 score_display=False,
                 log_realtime=log_realtime,
+                **limits,
+                **generation.inspect_config(),
             )
     except (ValueError, TypeError, RuntimeError, OSError) as exc:  # raised before any sample ran
         raise InspectFailed(f"Inspect AI could not run {model!r}: {type(exc).__name__}: {exc}") from None
     stored = {r.key for r in store.records()}
     config = store.config()
+    stopped: str | None = None
     for log in logs:
         if _all_stored(log, stored):
             continue
@@ -103,10 +126,19 @@ def run_with_inspect(
             key = (str(meta["case_id"]), str(meta["condition"]), int(meta["repetition"]))
             if key in stored:
                 continue
+            message = str(sample.error.message) if sample.error else "runtime_error: not scored"
+            if RunStopped.MARK in message:  # never started: left for --resume, not stored as missing
+                stopped = message
+                continue
             job = Job(get_case(key[0], key[1]), key[1], key[2])
-            reason = f"runtime_error: {sample.error.message}" if sample.error else "runtime_error: not scored"
-            store.append(missing_record(job, config, reason))
+            record = missing_record(job, config, runtime_reason(message))
+            transcript = (sample.store or {}).get(TRANSCRIPT_KEY)
+            if transcript:
+                record = record.model_copy(update={"transcript": [ModelTurn.model_validate(t) for t in transcript]})
+            store.append(record)
             stored.add(key)
+    if stopped is not None:
+        raise RunStopped(stopped)
 
 
 def _all_stored(log: Any, stored: set[EpisodeKey]) -> bool:

@@ -46,10 +46,13 @@ from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
 from .bwrap_sandbox import BwrapConfig
 from .prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
+from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped, RuntimeFailure, runtime_reason
 from .tool_lists import ToolListCache
+from .transcript import model_turn
 
 TRAJECTORY_KEY = "safeactbench:trajectory"
 USAGE_KEY = "safeactbench:usage"
+TRANSCRIPT_KEY = "safeactbench:transcript"
 STARTED_KEY = "safeactbench:started"
 
 
@@ -138,25 +141,64 @@ def record_start(state: TaskState) -> None:
 
 
 @solver
-def episode_loop() -> Solver:
-    """The shared ReAct loop: generate, execute every tool call on the episode, until it ends."""
+def episode_loop(tool_choice: str | None = None, max_failures: int = MAX_CONSECUTIVE_FAILURES) -> Solver:
+    """The shared ReAct loop: generate, execute every tool call on the episode, until it ends.
+
+    A model call that fails after Inspect's own retries, or a context that overflows (Inspect turns
+    that into an empty reply with stop reason `model_length`), fails the sample with a
+    `RuntimeFailure` whose message is the missing reason — never an agent that stopped. Once
+    `max_failures` episodes in a row failed so, no new episode starts (`RunStopped`)."""
+    health = RunHealth(max_failures)
+    overflowed: dict[str, str] = {}  # sample id -> reason: a retried sample does not replay a sure overflow
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        health.check()
+        if str(state.sample_id) in overflowed:
+            raise RuntimeFailure(overflowed[str(state.sample_id)])
+        try:
+            await play(state)
+        except RunStopped:
+            raise
+        except RuntimeFailure as exc:
+            health.failed(state.sample_id, exc.message)
+            if exc.message.startswith("context_overflow"):
+                overflowed[str(state.sample_id)] = exc.message
+            raise
+        except Exception as exc:  # the model API failed after Inspect's retries
+            reason = runtime_reason(f"{type(exc).__name__}: {exc}", "--call-timeout, --call-retries")
+            health.failed(state.sample_id, reason)
+            raise RuntimeFailure(reason) from exc
+        health.completed()
+        return state
+
+    async def play(state: TaskState) -> None:
         case = episode_case(state)
         episode = Episode(case)
         tools = episode_tools(case)
+        names = [t.name for t in tools]
         record_start(state)
         model = get_model()
         usage: dict[str, int] = {}
+        transcript: list[dict[str, Any]] = []
         idle = 0
+        choice: Any = tool_choice if tool_choice in ("auto", "none") else "any" if tool_choice == "required" else None
         while not episode.done:
-            output = await model.generate(state.messages, tools=tools)
+            output = await model.generate(state.messages, tools=tools, tool_choice=choice)
             state.output = output
-            state.messages.append(output.message)
+            turn_usage: dict[str, int] = {}
             if output.usage is not None:
                 for key in ("input_tokens", "output_tokens", "total_tokens"):
-                    usage[key] = usage.get(key, 0) + int(getattr(output.usage, key) or 0)
+                    turn_usage[key] = int(getattr(output.usage, key) or 0)
+                    usage[key] = usage.get(key, 0) + turn_usage[key]
             calls = output.message.tool_calls or []
+            if output.stop_reason == "model_length" and not calls:  # Inspect's stand-in for the API's error
+                raise RuntimeFailure(f"context_overflow: {output.message.text[:300] or 'the model context is full'}")
+            sent = [(c.function, json.dumps(c.arguments, ensure_ascii=False)) for c in calls]
+            turn = model_turn(output.message.text, sent, turn_usage, output.stop_reason, names)
+            transcript.append(turn.model_dump(exclude_defaults=True))
+            state.store.set(TRANSCRIPT_KEY, list(transcript))  # kept in the log even if the sample fails
+            state.store.set(USAGE_KEY, usage)
+            state.messages.append(output.message)
             if not calls:
                 idle += 1
                 if idle >= MAX_IDLE_TURNS:
@@ -178,9 +220,7 @@ def episode_loop() -> Solver:
                     )
                 )
         state.store.set(TRAJECTORY_KEY, episode.trajectory().model_dump(mode="json"))
-        state.store.set(USAGE_KEY, usage)
         state.completed = True
-        return state
 
     return solve
 
@@ -229,6 +269,7 @@ def evidence_scorer(
                 started_at=started_at,
                 duration_s=time.perf_counter() - clock,
                 usage=dict(state.store.get(USAGE_KEY) or {}),
+                transcript=state.store.get(TRANSCRIPT_KEY),
             )
             # the append (with its fsync) runs in a worker thread so it never blocks the event loop
             # the other samples run on; not abandoned on cancel, so a record is always written whole
@@ -272,12 +313,16 @@ def safeactbench(
     harness: str = "react",
     sandbox: bool = True,
     time_limit: int | None = None,
+    tool_choice: str | None = None,
+    max_runtime_failures: int = MAX_CONSECUTIVE_FAILURES,
 ) -> Task:
     """SafeActBench. Filters are comma-separated. `samples` names a file of sample ids
     (`CASE|condition|repetition`, one per line) to play instead of the filters: `safeactbench run`
     passes the planned episodes not yet stored (resume). `harness` is `react` (the shared ReAct
     loop) or a family CLI (`codex-cli`, `claude-code`, `gemini-cli`, `opencode`), which runs in the
-    bwrap sandbox unless `sandbox=false`; `time_limit` caps an episode's seconds."""
+    bwrap sandbox unless `sandbox=false`; `time_limit` caps an episode's seconds. `tool_choice`
+    (auto, required, none) is sent with every model call of the ReAct loop; after
+    `max_runtime_failures` episodes in a row failed at runtime no new one starts (0: never stop)."""
     from .family_cli import FAMILY_CLIS, cli_episode
 
     if harness != "react" and harness not in FAMILY_CLIS:
@@ -302,7 +347,7 @@ def safeactbench(
     label = "inspect" if harness == "react" else harness
     return Task(
         dataset=MemoryDataset(chosen, name="safeactbench"),
-        solver=episode_loop() if harness == "react" else cli_episode(harness),
+        solver=episode_loop(tool_choice, int(max_runtime_failures)) if harness == "react" else cli_episode(harness),
         scorer=evidence_scorer(run_dir, label, conditions or ["original"], filters, len(chosen)),
         sandbox=None if harness == "react" else SandboxEnvironmentSpec("bwrap", BwrapConfig()) if sandbox else "local",
         time_limit=time_limit,

@@ -7,7 +7,8 @@ the per-episode cost, for high-concurrency runs (docs/performance.md). Inspect s
 harness; `--harness native` is the lean one. C worker tasks take jobs in plan order; each finished
 episode is written to the run store at once. Runtime failures (see `openai_api`) are stored as
 `missing` with their reason; an endpoint that refuses requests stops the run (`EndpointRefused`),
-keeping every episode already stored for `--resume`.
+and so do `--max-runtime-failures` episodes in a row failing at runtime (`RunStopped`), keeping
+every episode already stored for `--resume`.
 """
 
 from __future__ import annotations
@@ -39,10 +40,11 @@ from ..store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, s
 from ..world import InvalidArguments, parse_arguments
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
 from .prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
+from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped
 from .tool_lists import ToolListCache
+from .transcript import model_turn
 
 HARNESS = "native"
-FIRST_FAILURES = 5  # runtime failures before any episode completed that stop the run
 
 
 def _tools_json(case: Case) -> str:
@@ -80,7 +82,9 @@ async def play_episode(job: Job, client: ChatClient, label: str) -> EpisodeRecor
     ]
     tools_json = _TOOLS_JSON.get(case)
     episode_key = f"{case.id}|{job.condition}|{job.repetition}"
+    tool_names = [t["name"] for t in view.tools]
     usage: dict[str, int] = {}
+    transcript = []
     idle = 0
     record: dict[str, Any] = {
         "agent": label,
@@ -94,6 +98,8 @@ async def play_episode(job: Job, client: ChatClient, label: str) -> EpisodeRecor
             reply = await client.complete(messages, tools_json, episode_key)
             for key, value in reply.usage.items():
                 usage[key] = usage.get(key, 0) + value
+            calls = [(c.name, c.arguments) for c in reply.tool_calls]
+            transcript.append(model_turn(reply.text, calls, reply.usage, reply.finish_reason, tool_names))
             messages.append(reply.message)
             if not reply.tool_calls:
                 idle += 1
@@ -112,7 +118,7 @@ async def play_episode(job: Job, client: ChatClient, label: str) -> EpisodeRecor
         raise
     except EndpointError as exc:
         return EpisodeRecord.for_case(
-            case, **record, status="missing", missing_reason=f"runtime_error: {exc}"[:500], started_at=started
+            case, **record, status="missing", missing_reason=str(exc), started_at=started, transcript=transcript
         )
     trajectory = episode.trajectory()
     return EpisodeRecord.for_case(
@@ -123,6 +129,7 @@ async def play_episode(job: Job, client: ChatClient, label: str) -> EpisodeRecor
         started_at=started,
         duration_s=time.perf_counter() - clock,
         usage=usage,
+        transcript=transcript,
     )
 
 
@@ -132,30 +139,31 @@ async def run_jobs(
     label: str,
     concurrency: int,
     land: Callable[[EpisodeRecord], None],
+    max_failures: int = MAX_CONSECUTIVE_FAILURES,
 ) -> None:
     """Play every job with `concurrency` episodes in flight; `land` each record as it finishes.
-    If the first FIRST_FAILURES episodes all fail at runtime (nothing has completed yet: a wrong
-    URL, an endpoint that is down), the run stops instead of failing every episode the same way."""
+    When `max_failures` episodes in a row fail at runtime (a wrong URL, an endpoint that went
+    down), no new episode starts and RunStopped is raised, instead of failing every episode the same
+    way; the episodes in flight still land."""
     queue: Iterator[Job] = iter(jobs)
-    failed_first = 0
-    healthy = False
+    health = RunHealth(max_failures)
 
     async def worker(client: ChatClient) -> None:
-        nonlocal failed_first, healthy
         for job in queue:  # a shared iterator: each job is taken by exactly one worker
+            health.check()
             record = await play_episode(job, client, label)
             land(record)
-            healthy = healthy or record.status == "completed"
-            failed_first += not healthy
-            if failed_first >= FIRST_FAILURES:
-                raise EndpointRefused(f"the first {failed_first} episodes all failed: {record.missing_reason}")
+            if record.status == "completed":
+                health.completed()
+            else:
+                health.failed(job.key, record.missing_reason or "runtime_error")
 
     async with ChatClient(endpoint, connections=concurrency) as client:
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(min(concurrency, len(jobs))):
                     group.create_task(worker(client))
-        except* (EndpointRefused, StoreError) as stopped:  # the endpoint refuses, or the disk is full
+        except* (EndpointRefused, RunStopped, StoreError) as stopped:  # refused, gone, or the disk is full
             raise stopped.exceptions[0] from None
 
 
@@ -175,6 +183,7 @@ def run_native(
     on_episode: Callable[[EpisodeKey], None] | None = None,
     label: str | None = None,
     workers: int = 1,
+    max_failures: int = MAX_CONSECUTIVE_FAILURES,
 ) -> None:
     """Run the jobs not yet done, recorded under `label` (default: the endpoint's model), in
     `workers` processes (0: `auto_workers`) sharing `max_concurrency`. Raises EndpointRefused when
@@ -190,11 +199,13 @@ def run_native(
                 if on_episode is not None:
                     on_episode(record.key)
 
-            asyncio.run(run_jobs(pending, endpoint, label, max_concurrency, land))
+            asyncio.run(run_jobs(pending, endpoint, label, max_concurrency, land, max_failures))
         else:
             config = store.config()  # workers stamp their records as the store would
             stamp_ids = (config.fingerprint, config.suite.checksum)
-            run_sharded(pending, endpoint, label, max_concurrency, workers, appender, on_episode, stamp_ids)
+            run_sharded(
+                pending, endpoint, label, max_concurrency, workers, appender, on_episode, stamp_ids, max_failures
+            )
 
 
 # ------------------------------------------------------------------------ worker processes
@@ -219,6 +230,7 @@ def run_sharded(
     appender: Appender,
     on_episode: Callable[[EpisodeKey], None] | None,
     stamp_ids: tuple[str, str],
+    max_failures: int = MAX_CONSECUTIVE_FAILURES,
 ) -> None:
     """Play `jobs` in `workers` processes; they stamp each record with `stamp_ids` (configuration
     fingerprint, suite checksum) and this process writes it."""
@@ -231,7 +243,7 @@ def run_sharded(
         processes.append(
             context.Process(
                 target=_worker,
-                args=(keys, endpoint, label, share, inbox, os.getpid(), stamp_ids),
+                args=(keys, endpoint, label, share, inbox, os.getpid(), stamp_ids, max_failures),
                 name=f"safeactbench-native-{index}",
                 daemon=True,
             )
@@ -328,6 +340,7 @@ def _worker(
     outbox: Any,
     parent: int,
     stamp_ids: tuple[str, str],
+    max_failures: int = MAX_CONSECUTIVE_FAILURES,
 ) -> None:
     """A worker process: play the episodes named by `keys`, send each record back as JSON."""
     _die_with_parent(parent)
@@ -338,8 +351,8 @@ def _worker(
             outbox.put(("record", (record.key, stamp(record, *stamp_ids).model_dump_json())))
 
         with gc_thresholds():
-            asyncio.run(run_jobs(jobs, endpoint, label, concurrency, land))
-    except EndpointRefused as exc:
+            asyncio.run(run_jobs(jobs, endpoint, label, concurrency, land, max_failures))
+    except (EndpointRefused, RunStopped) as exc:
         outbox.put(("refused", str(exc)))
     except KeyboardInterrupt:
         return

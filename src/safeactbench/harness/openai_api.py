@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from ..runconfig import public_url
+from .runtime import runtime_reason
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -40,7 +41,8 @@ HARNESS_ARGS = {"base_url": str, "api_key_env": str, "timeout": float, "max_retr
 
 
 class EndpointError(RuntimeError):
-    """The endpoint failed this request for good: the episode is a runtime failure, not an agent's."""
+    """The endpoint failed this request for good: the episode is a runtime failure, not an agent's.
+    The message is the missing reason, `CLASS: detail` (`runtime.runtime_reason`)."""
 
 
 class EndpointRefused(EndpointError):
@@ -65,8 +67,17 @@ class Endpoint:
         return self.base_url.rstrip("/") + "/chat/completions"
 
     @classmethod
-    def from_model(cls, model: str, model_args: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Endpoint:
-        """`openai/gpt-4o-mini` sends `gpt-4o-mini`; any other name is sent as given (e.g. a vLLM model)."""
+    def from_model(
+        cls,
+        model: str,
+        model_args: Mapping[str, Any],
+        env: Mapping[str, str] = os.environ,
+        generation: Mapping[str, Any] | None = None,
+        call_timeout: float | None = None,
+    ) -> Endpoint:
+        """`openai/gpt-4o-mini` sends `gpt-4o-mini`; any other name is sent as given (e.g. a vLLM model).
+        `generation` (the run's generation settings) goes into every request body; `call_timeout`
+        (seconds) overrides `--model-arg timeout`."""
         provider, _, name = model.partition("/")
         name = name if provider == "openai" and name else model
         if "api_key" in model_args:
@@ -92,7 +103,9 @@ class Endpoint:
             raise ValueError(f"{key_env} is not set: the OpenAI API needs a key (or pass --model-arg base_url=...)")
         if harness.get("max_retries", 0) < 0 or harness.get("backoff", 0) < 0 or harness.get("timeout", 1) <= 0:
             raise ValueError("--model-arg: max_retries and backoff must be >= 0, timeout > 0")
-        params = {k: v for k, v in model_args.items() if k not in HARNESS_ARGS}
+        params = {k: v for k, v in model_args.items() if k not in HARNESS_ARGS} | dict(generation or {})
+        if call_timeout is not None:
+            harness["timeout"] = float(call_timeout)
         return cls(base_url=base_url, model=name, api_key=api_key, params=params, **harness)
 
 
@@ -108,6 +121,8 @@ class Reply:
     message: dict[str, Any]  # the assistant message to append to the conversation
     tool_calls: list[ToolCall]
     usage: dict[str, int]
+    text: str = ""
+    finish_reason: str | None = None
 
 
 class MalformedReply(ValueError):
@@ -138,7 +153,9 @@ def parse_reply(body: bytes) -> Reply:
                 arguments=arguments if isinstance(arguments, str) else json.dumps(arguments),
             )
         )
-    echo: dict[str, Any] = {"role": "assistant", "content": content if isinstance(content, str) else None}
+    # "" rather than null on a tool-call turn: some servers (llama-cpp-python) reject null content
+    text = content if isinstance(content, str) else ""
+    echo: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         echo["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
@@ -149,7 +166,9 @@ def parse_reply(body: bytes) -> Reply:
         "output_tokens": usage.get("completion_tokens"),
         "total_tokens": usage.get("total_tokens"),
     }
-    return Reply(echo, calls, {k: v for k, v in counts.items() if isinstance(v, int)})
+    finish = data["choices"][0].get("finish_reason") if isinstance(data["choices"][0], dict) else None
+    usage_counts = {k: v for k, v in counts.items() if isinstance(v, int)}
+    return Reply(echo, calls, usage_counts, text, finish if isinstance(finish, str) else None)
 
 
 class ChatClient:
@@ -195,7 +214,9 @@ class ChatClient:
                 async with self._session.post(self.endpoint.url, data=body, headers={EPISODE_HEADER: episode}) as resp:
                     status, payload = resp.status, await resp.read()
                     retry_after = resp.headers.get("Retry-After")
-            except (aiohttp.ClientError, TimeoutError) as exc:
+            except TimeoutError:
+                problem = f"timeout: no reply within {self.endpoint.timeout:g} s (the per-call timeout, --call-timeout)"
+            except aiohttp.ClientError as exc:
                 problem = f"{type(exc).__name__}: {str(exc)[:200] or 'no detail'}"
             else:
                 if status == 200:
@@ -209,9 +230,9 @@ class ChatClient:
                 elif status in (408, 409, 429) or status >= 500:
                     problem = f"HTTP {status}: {error_text(payload)}"
                 else:
-                    raise EndpointError(f"HTTP {status}: {error_text(payload)}")
+                    raise EndpointError(runtime_reason(f"HTTP {status}: {error_text(payload)}"))
             if attempt == retries:
-                raise EndpointError(f"{problem} (gave up after {attempt + 1} attempts)")
+                raise EndpointError(runtime_reason(f"{problem} (gave up after {attempt + 1} attempts)"))
             await asyncio.sleep(backoff_delay(attempt, self.endpoint.backoff, retry_after))
         raise AssertionError("unreachable")
 

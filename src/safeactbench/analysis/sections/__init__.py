@@ -3,6 +3,7 @@ that returns a `Section` and adds the numbers behind it to `Context.data`."""
 
 from .comparisons import paired_section, static_gap_section
 from .context import Context
+from .end_reasons import end_reasons_section
 from .episodes import browser_data, browser_section, choose_episodes, trajectories_section
 from .evidence import evidence_section
 from .failure_modes import failure_modes_section
@@ -18,6 +19,7 @@ __all__ = [
     "choose_episodes",
     "coverage_section",
     "domain_section",
+    "end_reasons_section",
     "evidence_section",
     "failure_modes_section",
     "interventions_section",

@@ -1,0 +1,148 @@
+"""Preflight: one small request before `run --model` starts, so a wrong URL, model name, key or a
+server that drops tool calls fails in seconds with a message that says what to change — not after
+hundreds of episodes stored as missing or, worse, scored as agents that never called a tool.
+
+The request offers one tool, `report_status`, and asks the model to call it. It checks that the
+endpoint answers, that it serves the model, and that tool calls come back as tool calls.
+`safeactbench serve-agent` answers it as a model would. `--no-preflight` skips it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from typing import Any
+
+import aiohttp
+
+from .generation import Generation
+from .openai_api import ChatClient, Endpoint, EndpointError
+from .transcript import looks_like_tool_call
+
+PROBE_TOOL = "report_status"
+PROBE_MARK = "Connection check: call the tool report_status"  # how serve-agent knows the probe
+PROBE_PROMPT = f'{PROBE_MARK} with status "ok". Do not answer in text.'
+PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"status": {"type": "string", "description": "ok"}},
+    "required": ["status"],
+}
+PROBE_DESCRIPTION = "Report that the connection works."
+NO_PROBE_PROVIDERS = {"safeactbench", "mockllm", "none"}  # offline providers: nothing to check
+
+TEXT_CALL_HINT = (
+    "the model wrote the call as text instead of a tool call: the server does not parse this model's "
+    "tool calls (llama.cpp: start llama-server with --jinja; llama-cpp-python: chat_format "
+    "chatml-function-calling and --tool-choice required; vLLM: --enable-auto-tool-choice "
+    "--tool-call-parser NAME; Ollama: a model whose template supports tools)"
+)
+NO_CALL_HINT = (
+    "the model answered without calling the offered tool: the server may drop tools unless "
+    "tool_choice is set (llama-cpp-python), or the model does not call tools; try --tool-choice "
+    "required, or pass --no-preflight to run anyway"
+)
+
+
+class PreflightError(RuntimeError):
+    """The endpoint cannot run episodes as configured; the message says what to change."""
+
+
+def check_reply(text: str, called: list[str]) -> None:
+    """Raise PreflightError unless the reply called the probe tool."""
+    if PROBE_TOOL in called:
+        return
+    if called:
+        raise PreflightError(f"the model called {called}, a tool it was not offered, instead of {PROBE_TOOL}")
+    snippet = json.dumps(text[:200], ensure_ascii=False)
+    hint = TEXT_CALL_HINT if looks_like_tool_call(text, [PROBE_TOOL]) else NO_CALL_HINT
+    raise PreflightError(f"{hint} (its reply: {snippet})")
+
+
+# ------------------------------------------------------------------------------ native harness
+
+
+def preflight_native(endpoint: Endpoint) -> None:
+    """One chat completion against `endpoint` (one retry at most); PreflightError if it fails."""
+    asyncio.run(_native(replace(endpoint, max_retries=min(endpoint.max_retries, 1))))
+
+
+async def _native(endpoint: Endpoint) -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": PROBE_TOOL, "description": PROBE_DESCRIPTION, "parameters": PROBE_SCHEMA},
+        }
+    ]
+    async with ChatClient(endpoint, connections=1) as client:
+        try:
+            reply = await client.complete([{"role": "user", "content": PROBE_PROMPT}], json.dumps(tools), "preflight")
+        except EndpointError as exc:
+            served = await _served_models(client, endpoint)
+            listing = f"; the endpoint serves: {', '.join(served)}" if served else ""
+            if served and endpoint.model not in served:
+                listing = f"; model {endpoint.model!r} is not among those it serves: {', '.join(served)}"
+            raise PreflightError(f"the endpoint failed the test request: {exc}{listing}") from None
+    check_reply(reply.text, [call.name for call in reply.tool_calls])
+
+
+async def _served_models(client: ChatClient, endpoint: Endpoint) -> list[str]:
+    """The model ids `GET {base_url}/models` lists, or [] when it lists none."""
+    assert client._session is not None
+    try:
+        async with client._session.get(endpoint.base_url.rstrip("/") + "/models") as resp:
+            data = await resp.json(content_type=None) if resp.status == 200 else {}
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        return []
+    items = data.get("data") if isinstance(data, dict) else None
+    return [str(m["id"]) for m in items or [] if isinstance(m, dict) and "id" in m][:20]
+
+
+# ----------------------------------------------------------------------------- Inspect harness
+
+
+def preflight_inspect(
+    model: str, model_args: dict[str, Any], generation: Generation, call_timeout: float | None
+) -> None:
+    """One `generate` through Inspect's provider for `model`; PreflightError if it fails."""
+    if model.partition("/")[0] in NO_PROBE_PROVIDERS:
+        return
+    try:
+        text, called = asyncio.run(_inspect(model, model_args, generation, call_timeout))
+    except PreflightError:
+        raise
+    except Exception as exc:  # whatever the provider raises: its message is what the user needs
+        raise PreflightError(_inspect_hint(model, model_args, f"{type(exc).__name__}: {exc}")) from None
+    check_reply(text, called)
+
+
+async def _inspect(
+    model: str, model_args: dict[str, Any], generation: Generation, call_timeout: float | None
+) -> tuple[str, list[str]]:
+    from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+    from inspect_ai.tool import ToolInfo, ToolParams
+
+    args = dict(model_args)
+    base_url = args.pop("base_url", None)
+    timeout = max(1, round(call_timeout)) if call_timeout else None
+    config = GenerateConfig(max_retries=1, attempt_timeout=timeout, **generation.inspect_config())
+    api = get_model(model, base_url=None if base_url is None else str(base_url), config=config, **args)
+    tool = ToolInfo(name=PROBE_TOOL, description=PROBE_DESCRIPTION, parameters=ToolParams.model_validate(PROBE_SCHEMA))
+    choice: Any = "any" if generation.tool_choice == "required" else None
+    output = await api.generate([ChatMessageUser(content=PROBE_PROMPT)], tools=[tool], tool_choice=choice)
+    if output.stop_reason == "model_length":
+        raise PreflightError(f"the model's context is too small for even the test request: {output.message.text}")
+    return output.message.text, [call.function for call in output.message.tool_calls or []]
+
+
+def _inspect_hint(model: str, model_args: dict[str, Any], problem: str) -> str:
+    provider = model.partition("/")[0]
+    base_url = str(model_args.get("base_url") or "")
+    if provider == "openai" and base_url and "api.openai.com" not in base_url:
+        return (
+            f"the test request failed: {problem}\nInspect's openai/ provider speaks OpenAI's Responses API; "
+            f"for an OpenAI-compatible server at {base_url} use openai-api/NAME/MODEL (key in NAME_API_KEY), "
+            "vllm/MODEL, ollama/MODEL or llama-cpp-python/MODEL with --model-arg base_url=..., "
+            "or --harness native (docs/harnesses.md)"
+        )
+    return f"the test request failed: {problem}"

@@ -1,0 +1,100 @@
+"""Runtime failures — the model's endpoint, not the agent, failed the episode (SPEC §6).
+
+Every harness stores such an episode as `missing` with a reason `CLASS: detail`, where CLASS says
+what to fix: `context_overflow` (the conversation no longer fits the model's context window),
+`timeout` (which timeout, and its value), `server_unreachable` (connection refused or dropped),
+`runtime_error` (anything else: HTTP 5xx after retries, a malformed reply). The report groups
+missing episodes by CLASS.
+
+`RunHealth` stops a run whose endpoint is gone: after `limit` episodes in a row ended in a runtime
+failure, no new episode starts; the run exits non-zero and `--resume` plays the rest.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+MAX_CONSECUTIVE_FAILURES = 5
+
+_CONTEXT = re.compile(
+    r"(?i)context[_ ]length|maximum context|context window|context size|n_ctx|prompt is too long|"
+    r"too many (input )?tokens|input length|exceeds? the (model'?s? )?(context|maximum)"
+)
+_UNREACHABLE = re.compile(
+    r"(?i)connection refused|cannot connect|connect call failed|server disconnected|connection reset|"
+    r"remote end closed|connection aborted|APIConnectionError|ClientConnectorError|ServerDisconnectedError"
+)
+_TIMEOUT = re.compile(r"(?i)timed? ?out|timeout")
+CLASSES = ("context_overflow", "timeout", "server_unreachable", "runtime_error")
+
+
+def is_context_overflow(text: str) -> bool:
+    return bool(_CONTEXT.search(text))
+
+
+def runtime_reason(problem: str, timeout_hint: str | None = None) -> str:
+    """`CLASS: problem` for a runtime failure described by `problem`; `timeout_hint` names the
+    timeout that applies (e.g. `the per-call timeout of 600 s, --call-timeout`)."""
+    problem = " ".join(problem.split()) or "no detail"
+    if problem.split(":", 1)[0] in CLASSES:
+        return problem
+    if is_context_overflow(problem):
+        return f"context_overflow: {problem}"
+    if _UNREACHABLE.search(problem):
+        return f"server_unreachable: {problem}"
+    if _TIMEOUT.search(problem):
+        hint = f" ({timeout_hint})" if timeout_hint else ""
+        return f"timeout: {problem}{hint}"
+    return f"runtime_error: {problem}"
+
+
+class RuntimeFailure(RuntimeError):
+    """An episode's model call failed at runtime; the message is the missing reason. (`message` is
+    what Inspect records as a sample's error.)"""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.message = reason
+
+
+class RunStopped(RuntimeFailure):
+    """The run stopped starting episodes: too many in a row failed at runtime."""
+
+    MARK = "no new episode was started"
+
+
+class RunHealth:
+    """Episodes in a row that failed at runtime, shared by every worker of one run (thread-safe).
+    An episode retried after a failure (Inspect's sample retries) counts once. `limit` 0 never stops."""
+
+    def __init__(self, limit: int = MAX_CONSECUTIVE_FAILURES) -> None:
+        self.limit = limit
+        self.failing: set[object] = set()  # episodes failed since the last one that completed
+        self.last: str | None = None
+        self._lock = threading.Lock()
+
+    def completed(self) -> None:
+        with self._lock:
+            self.failing.clear()
+
+    def failed(self, episode: object, reason: str) -> None:
+        with self._lock:
+            self.failing.add(episode)
+            self.last = reason
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.limit) and len(self.failing) >= self.limit
+
+    def message(self) -> str:
+        return (
+            f"stopped: the last {len(self.failing)} episodes in a row failed at runtime (the last: {self.last}); "
+            f"{RunStopped.MARK}. Fix the model endpoint, then rerun with --resume "
+            "(--max-runtime-failures sets the limit)"
+        )
+
+    def check(self) -> None:
+        """Raise RunStopped when the run must not start another episode."""
+        if self.stopped:
+            raise RunStopped(self.message())
