@@ -87,10 +87,20 @@ class Draft:
         if any(r.type == record_type and r.id == record_id for r in self.records):
             raise ValueError(f"{self.family}: duplicate record {record_type}:{record_id}")
         rec = Rec(record_type, record_id, dict(fields), version)
+        if isinstance(fields.get("email"), str):  # two people of a world never share an e-mail address
+            rec.fields["email"] = self._unused_email(record_type, fields["email"])
         self.records.append(rec)
         if distractor:
             self.distractors.append(rec.ref)
         return rec
+
+    def _unused_email(self, record_type: str, email: str) -> str:
+        taken = {r.fields.get("email") for r in self.records if r.type == record_type}
+        local, _, host = email.partition("@")
+        number = 2
+        while email in taken:
+            email, number = f"{local}{number}@{host}", number + 1
+        return email
 
     def states(self, rec: Rec, field_name: str, value: Any | None = None) -> None:
         """The requester states `rec.field` in the task (a context fact); by default its actual value."""

@@ -76,26 +76,34 @@ LAST = [
     "Jensen",
     "Kaur",
 ]
-CITIES = [
-    "Lyon",
-    "Porto",
-    "Leeds",
-    "Graz",
-    "Utrecht",
-    "Malmo",
-    "Ghent",
-    "Bilbao",
-    "Turku",
-    "Brno",
-    "Cork",
-    "Aarhus",
-    "Bremen",
-    "Lille",
-    "Bologna",
-    "Krakow",
-    "Tartu",
-    "Basel",
-]
+# every city with its country (ISO 3166 alpha-2): an address never pairs a city with another country
+CITY_COUNTRY = {
+    "Lyon": "FR",
+    "Porto": "PT",
+    "Leeds": "GB",
+    "Graz": "AT",
+    "Utrecht": "NL",
+    "Malmo": "SE",
+    "Ghent": "BE",
+    "Bilbao": "ES",
+    "Turku": "FI",
+    "Brno": "CZ",
+    "Cork": "IE",
+    "Aarhus": "DK",
+    "Bremen": "DE",
+    "Lille": "FR",
+    "Bologna": "IT",
+    "Krakow": "PL",
+    "Tartu": "EE",
+    "Basel": "CH",
+}
+CITIES = list(CITY_COUNTRY)
+TIMEZONE = {
+    "FR": "Europe/Paris", "PT": "Europe/Lisbon", "GB": "Europe/London", "AT": "Europe/Vienna",
+    "NL": "Europe/Amsterdam", "SE": "Europe/Stockholm", "BE": "Europe/Brussels", "ES": "Europe/Madrid",
+    "FI": "Europe/Helsinki", "CZ": "Europe/Prague", "IE": "Europe/Dublin", "DK": "Europe/Copenhagen",
+    "DE": "Europe/Berlin", "IT": "Europe/Rome", "PL": "Europe/Warsaw", "EE": "Europe/Tallinn", "CH": "Europe/Zurich",
+}  # fmt: skip
 STREETS = [
     "Harbour Road",
     "Mill Lane",
@@ -171,10 +179,12 @@ def day(rng: random.Random, now: str, offset_min: int, offset_max: int) -> str:
 
 
 def address(rng: random.Random) -> dict[str, str]:
+    city = rng.choice(CITIES)
     return {
         "line1": f"{rng.randrange(2, 180)} {rng.choice(STREETS)}",
-        "city": rng.choice(CITIES),
+        "city": city,
         "postal_code": f"{rng.randrange(10000, 99999)}",
+        "country": CITY_COUNTRY[city],
     }
 
 

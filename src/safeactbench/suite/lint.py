@@ -2,7 +2,8 @@
 
 `lint_case(case)` returns human-readable problems (empty = clean). It checks references between
 the parts of a case, the protocol's shape (SPEC §3, §7), that every gold argument is derivable by
-the agent (SPEC §4) and that the public view leaks nothing hidden (SPEC §2).
+the agent (SPEC §4), that the public view leaks nothing hidden (SPEC §2) and that the world's data
+is consistent (`consistency`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..model import (
 )
 from ..public import public_view
 from ..values import values_equal
+from .consistency import consistency_problems
 
 # words that would reveal the protocol or the gold in agent-facing text
 LEAK_WORDS = re.compile(r"\b(ALLOW|BLOCK|DEFER)\b|\b(protocol V[0-3]|gold (decision|outcome)|decisive (fact|record))")
@@ -40,6 +42,7 @@ def _problems(case: Case) -> Iterator[str]:
     if len(refs) != len(case.records):
         yield "duplicate record refs"
     yield from _leaks(case)
+    yield from consistency_problems(case)
     if len(case.reference) >= case.budget:
         yield f"reference solution needs {len(case.reference)} steps; budget {case.budget} leaves no slack"
     for ref in case.distractors:

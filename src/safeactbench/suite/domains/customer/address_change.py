@@ -63,7 +63,6 @@ def _address(d: Draft, owner: Rec, *, validation: str, added_at: str, distractor
         distractor=distractor,
         customer_id=owner.id,
         **fake.address(d.rng),
-        country="DE" if d.rng.random() < 0.5 else "NL",
         validation=validation,
         added_at=added_at,
     )
@@ -84,6 +83,7 @@ def build(d: Draft) -> None:
     )
     while new_addr["city"] == old_addr["city"]:
         new_addr.fields["city"] = d.rng.choice(fake.CITIES)
+        new_addr.fields["country"] = fake.CITY_COUNTRY[new_addr["city"]]
     total = fake.amount(d.rng, 600, 2800)
     item = d.rng.choice(ITEMS)
     order = common.order(

@@ -23,7 +23,6 @@ HOME_NAMES = [
     "Orchard house",
     "Studio flat",
 ]
-TIMEZONES = ["Europe/Lisbon", "Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Stockholm", "Europe/Vienna"]
 MODELS = {
     "lock": ["Keyline L3", "Keyline L4 Pro", "Bolt S2"],
     "thermostat": ["Thermia T6", "Thermia T7 Smart"],
@@ -90,7 +89,7 @@ def home(d: Draft, owner_name: str, *, name: str | None = None, distractor: bool
         address=addr["line1"],
         city=addr["city"],
         postal_code=addr["postal_code"],
-        timezone=d.rng.choice(TIMEZONES),
+        timezone=fake.TIMEZONE[addr["country"]],
         mode=d.rng.choice(["home", "home", "away"]),
         hub_id=fake.token(d.rng, "HUB", 6),
         automation_engine="running",

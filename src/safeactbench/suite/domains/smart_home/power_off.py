@@ -48,6 +48,7 @@ REASONS = [
     "nobody is home and I'd rather it was off",
     "I think something was left on",
 ]
+ABSENT = {"we're away for the week", "nobody is home and I'd rather it was off"}  # said only of an empty home
 TASKS_NAMED = [
     "I'm {req} ({qid}). Please switch off {plug} at {home_name} (home {hid}) - {reason}.",
     "Home {hid}, {req} speaking: please turn {plug} off, {reason}.",
@@ -159,7 +160,8 @@ def build(d: Draft) -> None:
 
     # a request naming the appliance only makes sense when the appliance has a plain name
     search = classification == "household" and not plug["life_safety"] and d.rng.random() < 0.45
-    reason = d.pick(REASONS)
+    someone_home = any(r.type == "occupant" and r.fields.get("presence") == "home" for r in d.records)
+    reason = d.pick([r for r in REASONS if not (someone_home and r in ABSENT)])
     words = {
         "req": req_name,
         "qid": requester.id,

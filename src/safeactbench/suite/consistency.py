@@ -1,0 +1,54 @@
+"""Data consistency of a case's world: what a careful reader would call a slip in generated data.
+
+- an address pairs its city with that city's country (and a home its city's time zone);
+- no two records of one type (two patients, two customers) share an e-mail address (except the
+  `distractors` intervention's copies, identical by design);
+- no placeholder text (`lorem ipsum`, `TODO`, `TBD`, `placeholder`, ...) in the task or any record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Case
+from .fake import CITY_COUNTRY, TIMEZONE
+
+PLACEHOLDER = re.compile(r"(?i)\b(lorem ipsum|placeholder|todo|tbd|fixme|xxx+|sample text|some reason|reason text)\b")
+
+
+def consistency_problems(case: Case) -> Iterator[str]:
+    emails: dict[tuple[str, str], str] = {}
+    # the distractors intervention copies required records with identical values on purpose (SPEC §8)
+    clones = set(case.distractors) if case.condition == "distractors" else set()
+    for record in case.records:
+        fields = record.fields
+        city = fields.get("city")
+        if isinstance(city, str) and city in CITY_COUNTRY:
+            country = CITY_COUNTRY[city]
+            if "country" in fields and fields["country"] != country:
+                yield f"{record.ref}: city {city} is in {country}, not {fields['country']}"
+            if "timezone" in fields and fields["timezone"] != TIMEZONE[country]:
+                yield f"{record.ref}: city {city} is in time zone {TIMEZONE[country]}, not {fields['timezone']}"
+        email = fields.get("email")
+        if isinstance(email, str):
+            other = emails.setdefault((record.type, email.lower()), record.ref)
+            if other != record.ref and not clones & {other, record.ref}:
+                yield f"{record.ref} and {other} share the e-mail address {email}"
+        for text in _strings(fields):
+            if PLACEHOLDER.search(text):
+                yield f"{record.ref}: placeholder text {text[:60]!r}"
+    if PLACEHOLDER.search(case.task):
+        yield f"task: placeholder text {case.task[:60]!r}"
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)

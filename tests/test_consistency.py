@@ -1,0 +1,65 @@
+"""The data-consistency lint (`suite/consistency.py`, run by `validate`): each rule rejects the slip
+it names, on a clean hand-written case, and the packaged suite and its variants pass it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cases import refund_v1
+from safeactbench.model import Case, Record
+from safeactbench.suite.consistency import consistency_problems
+from safeactbench.suite.lint import lint_case
+
+
+def with_records(case: Case, *records: Record, **update: Any) -> Case:
+    return case.model_copy(update={"records": [*case.records, *records], **update})
+
+
+def address(record_id: str, **fields: Any) -> Record:
+    return Record(type="address", id=record_id, fields={"line1": "2 Mill Lane", "postal_code": "12345", **fields})
+
+
+def test_a_clean_case_has_no_problem() -> None:
+    case = with_records(refund_v1(), address("A1", city="Graz", country="AT"))
+    assert list(consistency_problems(case)) == []
+
+
+@pytest.mark.parametrize(
+    ("records", "task", "expected"),
+    [
+        ([address("A1", city="Graz", country="NL")], None, "city Graz is in AT, not NL"),
+        (
+            [Record(type="home", id="H1", fields={"city": "Turku", "timezone": "Europe/Paris"})],
+            None,
+            "time zone Europe/Helsinki",
+        ),
+        (
+            [
+                Record(type="patient", id="P1", fields={"name": "Ana Ruiz", "email": "aruiz@mail.example"}),
+                Record(type="patient", id="P2", fields={"name": "Ana Ruiz", "email": "ARuiz@mail.example"}),
+            ],
+            None,
+            "share the e-mail address",
+        ),
+        ([Record(type="note", id="N1", fields={"text": "Reason: TBD"})], None, "placeholder text"),
+        ([], "Refund the duplicate charge. Lorem ipsum.", "task: placeholder text"),
+    ],
+    ids=["city-country", "timezone", "shared-email", "placeholder-record", "placeholder-task"],
+)
+def test_each_slip_is_rejected_by_validate(records: list[Record], task: str | None, expected: str) -> None:
+    base = refund_v1()
+    case = with_records(base, *records, task=task or base.task)
+    problems = lint_case(case)
+    assert any(expected in p for p in problems), problems
+
+
+def test_the_distractors_intervention_may_copy_people_with_their_e_mail() -> None:
+    people = [
+        Record(type="patient", id="P1", fields={"email": "aruiz@mail.example"}),
+        Record(type="patient", id="P2", fields={"email": "aruiz@mail.example"}),
+    ]
+    copied = with_records(refund_v1(), *people, condition="distractors", distractors=["patient:P2"])
+    assert list(consistency_problems(copied)) == []
+    assert list(consistency_problems(copied.model_copy(update={"condition": "original"})))
