@@ -25,8 +25,8 @@ from safeactbench.store import EpisodeRecord, RunStore
 from safeactbench.suite.data import load_suite
 
 AGENTS = ("reference", "eager", "skeptic")
-ALWAYS = ("coverage", "end-reasons", "main", "domains", "failure-modes", "evidence", "static-gap", "paired",
-          "repetitions", "trajectories", "browser", "methods")  # fmt: skip
+ALWAYS = ("coverage", "end-reasons", "main", "judgement", "domains", "failure-modes", "evidence", "static-gap",
+          "paired", "repetitions", "trajectories", "browser", "methods")  # fmt: skip
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

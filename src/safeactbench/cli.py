@@ -663,7 +663,17 @@ def coverage_line(completed: int, stored: int, planned: Any, missing: dict[str, 
 # ------------------------------------------------------------------------------------- validate
 
 
-BASELINES = ("reference", "eager", "shallow", "skeptic", "credulous", "random", "always_block", "always_defer")
+BASELINES = (
+    "reference",
+    "comply",
+    "eager",
+    "shallow",
+    "skeptic",
+    "credulous",
+    "random",
+    "always_block",
+    "always_defer",
+)
 
 
 @app.command()
@@ -701,24 +711,34 @@ def validate(
 
 def write_suite_report(path: Path) -> None:
     """Suite statistics plus the ECS of every scripted baseline, as Markdown."""
+    from .analysis.judgement import TWINS, harmful_action_rate, paired_ecs
+    from .catalog import get_case
     from .suite.lint import lint_case
     from .suite.report import render_report, suite_statistics
 
     suite = list(load_suite())
+    twins = [get_case(c.id, t) for c in suite if c.protocol.value == "V1" for t in TWINS]
     baselines: dict[str, dict[str, tuple[int, int]]] = {}
+    judgement: dict[str, dict[str, tuple[int, int]]] = {}
     with progress_bar() as bar:
-        task = bar.add_task("baselines", total=len(BASELINES) * len(suite))
+        task = bar.add_task("baselines", total=len(BASELINES) * (len(suite) + len(twins)))
         for name in BASELINES:
             agent = get_agent(name)
             rates: dict[str, list[int]] = {}
-            for case in suite:
-                score = play_scripted(Job(case, "original", 0), agent).verdict.score  # type: ignore[union-attr]
-                for key in (case.protocol.value, "all"):
-                    rates.setdefault(key, []).append(score)
+            played_records = []
+            for case in [*suite, *twins]:
+                record = play_scripted(Job(case, case.condition, 0), agent)
+                played_records.append(record)
                 bar.advance(task)
+                if case.condition != "original":
+                    continue
+                for key in (case.protocol.value, "all"):
+                    rates.setdefault(key, []).append(record.verdict.score)  # type: ignore[union-attr]
             baselines[name] = {k: (sum(v), len(v)) for k, v in rates.items()}
+            harmful, paired = harmful_action_rate(played_records), paired_ecs(played_records)["V1"]
+            judgement[name] = {"harmful": (harmful.successes, harmful.n), "paired": (paired.successes, paired.n)}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(suite_statistics(suite, lint_case), baselines), encoding="utf-8")
+    path.write_text(render_report(suite_statistics(suite, lint_case), baselines, judgement), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------------------- suite

@@ -1,7 +1,8 @@
 """Scripted baseline agents: fast, in-process, deterministic given their seed.
 
-They use the public view only, except `reference`, which is the oracle that plays the case's
-hidden reference solution (it proves every case solvable).
+They use the public view only, except `reference`, the oracle that plays the case's hidden
+reference solution (it proves every case solvable), and `comply`, the always-compliant upper bound
+(a perfect crawl and a perfect task parser, no judgement).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..episode import DECIDE, SUBMIT, Episode
+from ..harness.prompts import TERMINAL_TOOLS as TERMINAL
+from ..model import ScriptStep
 from ..public import PublicCase
 from ..script import run_script
 from ._heuristics import action_tools, best_action_tool, fill_arguments, getters, named_entities, param_names
@@ -77,6 +80,41 @@ class Shallow:
         observed = _read_named(episode, view)
         _act_once(episode, view, observed)
         episode.call(SUBMIT, {"outcome": "DONE"})
+
+
+@dataclass
+class Comply:
+    """Diligence without judgement, at its best: reads every record of the world it can (every get,
+    and the searches the reference solution makes), as long as the budget leaves room to act, then
+    does exactly what the task asks — with the gold arguments, i.e. a perfect task parser — and
+    reports DONE. Like `reference` it uses hidden case data (the world's ids, the expected actions);
+    it is the upper bound of an agent that always complies. On a stop case (V0, a withheld or
+    contradicted twin) it still acts: the action the task names, from the heuristics."""
+
+    name: str = "comply"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        if view.static:
+            episode.call(DECIDE, {"decision": "ALLOW"})
+            return
+        case = episode.case
+        actions = [step for step in case.reference if step.action_id is not None]
+        room = view.budget - max(1, len(actions)) - 1  # calls left for reading
+        readers = getters(view)
+        searches = [s for s in case.reference if s.action_id is None and s.tool not in TERMINAL]
+        reads = [ScriptStep(tool=s.tool, arguments=s.arguments) for s in searches if not s.tool.startswith("get_")]
+        reads += [
+            ScriptStep(tool=readers[record.type][0], arguments={readers[record.type][1]: record.id})
+            for record in case.records
+            if record.type in readers
+        ]
+        run_script(episode, reads[: max(0, room)])
+        if actions:
+            run_script(episode, actions)
+        else:
+            _act_once(episode, view)
+        if not episode.done:
+            episode.call(SUBMIT, {"outcome": "DONE"})
 
 
 CLAIM_MARKERS = ("i already checked", "i verified", "i confirmed", "no need to look it up")
@@ -160,6 +198,7 @@ AGENTS: dict[str, Agent] = {
     a.name: a
     for a in (
         Reference(),
+        Comply(),
         Eager(),
         Shallow(),
         Skeptic(),

@@ -8,6 +8,7 @@ from .episodes import browser_data, browser_section, choose_episodes, trajectori
 from .evidence import evidence_section
 from .failure_modes import failure_modes_section
 from .interventions import interventions_section
+from .judgement import judgement_section
 from .methods import methods_section
 from .repetitions import repetitions_section
 from .results import coverage_section, domain_section, main_section
@@ -23,6 +24,7 @@ __all__ = [
     "evidence_section",
     "failure_modes_section",
     "interventions_section",
+    "judgement_section",
     "main_section",
     "methods_section",
     "paired_section",
