@@ -63,3 +63,25 @@ def test_the_distractors_intervention_may_copy_people_with_their_e_mail() -> Non
     copied = with_records(refund_v1(), *people, condition="distractors", distractors=["patient:P2"])
     assert list(consistency_problems(copied)) == []
     assert list(consistency_problems(copied.model_copy(update={"condition": "original"})))
+
+
+def test_a_search_that_shows_the_required_field_counts_as_evidence() -> None:
+    """Summary evidence: a search whose results show a requirement's field of the required record
+    establishes it as well as the get tool does, so the lint rejects a `via` that leaves it out."""
+    from safeactbench.model import split_ref, summary_tools
+    from safeactbench.suite.data import load_suite
+
+    for case in load_suite():
+        for req in case.requirements:
+            if req.via is None or not isinstance(req.ref, str):
+                continue
+            shown = summary_tools(case.tools, split_ref(req.ref)[0], req.field)
+            if shown:
+                assert set(shown) <= set(req.via), (case.id, req.id)
+                narrowed = req.model_copy(update={"via": [v for v in req.via if v not in shown]})
+                broken = case.model_copy(
+                    update={"requirements": [narrowed if r.id == req.id else r for r in case.requirements]}
+                )
+                assert any(f"{shown[0]} shows {req.field}" in p for p in lint_case(broken))
+                return
+    raise AssertionError("no requirement in the suite has a summary tool")

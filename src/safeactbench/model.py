@@ -7,6 +7,7 @@ else. See SPEC §1-§5 for the meaning of each concept.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -217,6 +218,19 @@ def params_schema(params: list[Param]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- expectations
+
+
+def summary_tools(tools: Sequence[ToolSpec], record_type: str, field: str) -> list[str]:
+    """The search tools over `record_type` whose results show `field`: each establishes that field
+    of the records it returns as well as the record's own get tool does."""
+    return [
+        t.name
+        for t in tools
+        if isinstance(t.effect, InfoEffect)
+        and t.effect.op == "search"
+        and t.effect.record_type == record_type
+        and (t.effect.projection is None or field in t.effect.projection)
+    ]
 
 
 class ResultRef(_Model):

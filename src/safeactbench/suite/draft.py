@@ -32,6 +32,8 @@ from ..model import (
     StopGold,
     StopOutcome,
     ToolSpec,
+    split_ref,
+    summary_tools,
 )
 
 T = TypeVar("T")
@@ -128,6 +130,8 @@ class Draft:
     ) -> str:
         req_id = f"r{len(self.requirements) + 1}"
         target = ref.ref if isinstance(ref, Rec) else ref
+        if via is not None and not isinstance(target, DynamicRef):
+            via = via + [t for t in summary_tools(self.tools, split_ref(target)[0], field_name) if t not in via]
         self.requirements.append(
             Requirement(
                 id=req_id,

@@ -21,6 +21,7 @@ from ..model import (
     Protocol,
     ResultRef,
     split_ref,
+    summary_tools,
 )
 from ..public import public_view
 from ..values import values_equal
@@ -56,6 +57,10 @@ def _problems(case: Case) -> Iterator[str]:
     if len(set(req_ids)) != len(req_ids):
         yield "duplicate requirement ids"
     for req in case.requirements:
+        if req.via is not None and isinstance(req.ref, str):
+            shown = summary_tools(case.tools, split_ref(req.ref)[0], req.field)
+            for tool in sorted(set(shown) - set(req.via)):
+                yield f"requirement {req.id}: {tool} shows {req.field} of {req.ref} but does not count (add it to via)"
         for via in req.via or []:
             if via != "context" and (via not in tools or tools[via].kind != "information"):
                 yield f"requirement {req.id}: via {via!r} is not an information tool"
