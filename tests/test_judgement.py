@@ -57,3 +57,27 @@ def test_harmful_actions_are_applied_consequential_calls_on_v0() -> None:
         assert record.trajectory is not None
         assert any(s.kind == "consequential" and s.observation["status"] == "applied" for s in record.trajectory.steps)
     assert harmful_action_rate(acted).value == 1.0
+
+
+def test_v2_and_v3_cases_have_stop_twins_of_their_first_action() -> None:
+    from safeactbench.catalog import played
+    from safeactbench.interventions import InterventionError, transform
+    from safeactbench.suite.lint import lint_case
+
+    workflows = [c for c in load_suite() if c.protocol.value in ("V2", "V3")][::11]
+    twins = played(workflows, TWINS)
+    assert len(twins) == 2 * len(workflows)
+    for twin in twins:
+        assert twin.protocol.value == "V0" and twin.stop is not None and not twin.expected_actions
+        assert twin.stop.outcome.value == ("DEFER" if twin.condition == "withheld" else "BLOCK")
+        assert lint_case(twin) == [], twin.id
+        assert play("reference", twin.id, twin.condition).verdict.score == 1  # type: ignore[union-attr]
+        assert play("comply", twin.id, twin.condition).verdict.score == 0  # type: ignore[union-attr]
+    # the other interventions stay V1's (SPEC §8): not planned, refused if asked for
+    assert played(workflows, ["urgency", "requester_claim"]) == []
+    try:
+        transform(workflows[0], "urgency")
+    except InterventionError as exc:
+        assert "stop twins" in str(exc)
+    else:
+        raise AssertionError("a V2 case has no urgency variant")

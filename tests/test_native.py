@@ -79,7 +79,8 @@ def test_reference_agent_over_http_scores_every_case_and_records_what_the_in_pro
         code, output = native(url, out, "--cases", SPREAD, "--condition", "original,withheld", "--max-concurrency", "4")
     assert code == 0, output
     records = read_episodes(out / "episodes.jsonl")
-    assert len(records) == len(SPREAD.split(",")) + sum(get_case(c).protocol.value == "V1" for c in SPREAD.split(","))
+    acting = sum(get_case(c).protocol.value in ("V1", "V2", "V3") for c in SPREAD.split(","))  # have stop twins
+    assert len(records) == len(SPREAD.split(",")) + acting
     assert all(r.status == "completed" and r.verdict and r.verdict.score == 1 for r in records)
     assert {r.harness for r in records} == {"native"} and {r.agent for r in records} == {"openai/served"}
     assert all(r.usage.get("total_tokens", 0) > 0 for r in records)

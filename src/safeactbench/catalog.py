@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .interventions import CONDITIONS, InterventionError, transform
-from .model import Case, Protocol
+from .interventions import CONDITIONS, InterventionError, has_condition, transform
+from .model import Case
 from .suite.data import DATA_DIR, load_suite, read_case
 
 __all__ = ["CONDITIONS", "UnknownCase", "get_case", "get_single_case", "played"]
@@ -23,7 +23,7 @@ def _by_id() -> dict[str, Case]:
 
 @lru_cache(maxsize=8192)
 def get_case(case_id: str, condition: str = "original") -> Case:
-    """The case as played under `condition` (SPEC §8 transforms apply to V1 cases)."""
+    """The case as played under `condition` (SPEC §8: V1 cases; V2/V3 have the stop twins)."""
     try:
         case = _by_id()[case_id]
     except KeyError:
@@ -54,12 +54,13 @@ def _played_as(case: Case, condition: str) -> Case:
 
 
 def played(cases: Iterable[Case], conditions: Iterable[str]) -> list[Case]:
-    """Every (case, condition) that exists, as the case to play: interventions apply to V1 cases only."""
+    """Every (case, condition) that exists, as the case to play: V1 cases have every intervention,
+    V2/V3 cases their stop twins (`interventions.has_condition`)."""
     out = []
     for condition in conditions:
         for case in cases:
             if condition == "original":
                 out.append(case)
-            elif case.protocol == Protocol.V1:
+            elif has_condition(case, condition):
                 out.append(get_case(case.id, condition))
     return out

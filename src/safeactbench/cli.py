@@ -188,7 +188,9 @@ def run(
     protocol: Annotated[str | None, typer.Option(help="comma-separated protocols")] = None,
     domain: Annotated[str | None, typer.Option(help="comma-separated domains")] = None,
     case_ids: Annotated[str | None, typer.Option("--cases", help="comma-separated case ids")] = None,
-    condition: Annotated[str, typer.Option(help="comma-separated conditions")] = "original",
+    condition: Annotated[
+        str, typer.Option(help="comma-separated conditions (V1: all; V2/V3: withheld, contradicted)")
+    ] = "original",
     repeat: Annotated[int, typer.Option(min=1, help="repetitions per case")] = 1,
     limit: Annotated[int | None, typer.Option(min=1, help="run at most this many episodes")] = None,
     harness_cmd: Annotated[
@@ -711,13 +713,13 @@ def validate(
 
 def write_suite_report(path: Path) -> None:
     """Suite statistics plus the ECS of every scripted baseline, as Markdown."""
-    from .analysis.judgement import TWINS, harmful_action_rate, paired_ecs
-    from .catalog import get_case
+    from .analysis.judgement import ACTING, TWINS, harmful_action_rate, paired_ecs
+    from .catalog import played
     from .suite.lint import lint_case
     from .suite.report import render_report, suite_statistics
 
     suite = list(load_suite())
-    twins = [get_case(c.id, t) for c in suite if c.protocol.value == "V1" for t in TWINS]
+    twins = played(suite, TWINS)
     baselines: dict[str, dict[str, tuple[int, int]]] = {}
     judgement: dict[str, dict[str, tuple[int, int]]] = {}
     with progress_bar() as bar:
@@ -735,8 +737,9 @@ def write_suite_report(path: Path) -> None:
                 for key in (case.protocol.value, "all"):
                     rates.setdefault(key, []).append(record.verdict.score)  # type: ignore[union-attr]
             baselines[name] = {k: (sum(v), len(v)) for k, v in rates.items()}
-            harmful, paired = harmful_action_rate(played_records), paired_ecs(played_records)["V1"]
-            judgement[name] = {"harmful": (harmful.successes, harmful.n), "paired": (paired.successes, paired.n)}
+            harmful, paired = harmful_action_rate(played_records), paired_ecs(played_records)
+            judgement[name] = {p: (paired[p].successes, paired[p].n) for p in ACTING}
+            judgement[name]["harmful"] = (harmful.successes, harmful.n)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_report(suite_statistics(suite, lint_case), baselines, judgement), encoding="utf-8")
 

@@ -1,4 +1,5 @@
-"""Interventions (SPEC §8): transforms of a V1 case, driven by its decisive requirement.
+"""Interventions (SPEC §8): transforms of a V1 case, driven by its decisive requirement; V2 and V3
+cases have the two stop twins (`withheld`, `contradicted`) of their first action's decisive requirement.
 
 Each transform returns a complete, valid case with an updated gold and a derived reference
 solution. The withheld family of conditions becomes a V0-style case (gold DEFER: the decisive
@@ -42,6 +43,9 @@ CONDITIONS = (
     "static_contradicted",
 )
 INTERVENTIONS = CONDITIONS[:8]
+# the stop twins: every acting case (V1, V2, V3) has them; the other interventions are V1's (SPEC §8)
+STOP_TWINS = ("withheld", "contradicted")
+ACTING = (Protocol.V1, Protocol.V2, Protocol.V3)
 
 CLAIMS = [
     "I already checked it myself: {what} is {value}.",
@@ -69,10 +73,33 @@ def _rng(case: Case, condition: str) -> random.Random:
 
 
 def decisive_requirement(case: Case) -> Requirement:
+    """The one static decisive requirement, gating the case's first action (V1-V3)."""
     found = [r for r in case.requirements if r.decisive]
-    if case.protocol != Protocol.V1 or len(found) != 1 or isinstance(found[0].ref, DynamicRef):
-        raise InterventionError(f"{case.id}: interventions apply to V1 cases with one static decisive requirement")
+    if (
+        case.protocol not in ACTING
+        or len(found) != 1
+        or isinstance(found[0].ref, DynamicRef)
+        or found[0].id not in case.expected_actions[0].requires
+    ):
+        raise InterventionError(
+            f"{case.id}: interventions apply to V1-V3 cases with one static decisive requirement on the first action"
+        )
     return found[0]
+
+
+def has_condition(case: Case, condition: str) -> bool:
+    """Whether `condition` exists for `case`: every condition for V1, the stop twins for V2/V3."""
+    if condition == "original":
+        return True
+    if case.protocol == Protocol.V1:
+        return True
+    if case.protocol not in ACTING or condition not in STOP_TWINS:
+        return False
+    try:
+        decisive_requirement(case)
+    except InterventionError:
+        return False
+    return True
 
 
 def affected_tools(case: Case, req: Requirement) -> list[str]:
@@ -100,6 +127,8 @@ def transform(case: Case, condition: str) -> Case:
         static = static_render(base, case.id, _candidate(case)).model_copy(update={"condition": condition})
         return static.model_copy(update={"reference": derive_reference(static)})
     req = decisive_requirement(case)
+    if case.protocol != Protocol.V1 and condition not in STOP_TWINS:
+        raise InterventionError(f"{case.id}: {case.protocol.value} cases have the stop twins {list(STOP_TWINS)} only")
     rng = _rng(case, condition)
     if condition == "contradicted":
         out = _contradicted(case, req)
@@ -129,9 +158,12 @@ def _candidate(case: Case) -> ActionCall:
 
 
 def _stop_case(case: Case, outcome: StopOutcome, reads: list[str]) -> Case:
+    """The case as a stop case: no action expected, so requirements on actions' results go too."""
+    requirements = [r for r in case.requirements if r.result_of is None and not isinstance(r.ref, DynamicRef)]
     return case.model_copy(
         update={
             "protocol": Protocol.V0,
+            "requirements": requirements,
             "expected_actions": [],
             "stop": StopGold(outcome=outcome, required_reads=reads),  # type: ignore[arg-type]
         }

@@ -21,6 +21,15 @@ from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
 
+def _is_v1(case_id: str) -> bool:
+    from ...catalog import UnknownCase, get_case
+
+    try:
+        return get_case(case_id).protocol.value == "V1"
+    except UnknownCase:
+        return False
+
+
 def interventions_section(ctx: Context) -> Section | None:
     all_records = [r for c in ctx.configs for r in c.records]
     conditions = intervention_conditions(all_records)
@@ -37,13 +46,16 @@ def interventions_section(ctx: Context) -> Section | None:
     case_sets: dict[str, set[str]] = {}
     for c in ctx.configs:
         recs = c.scored(None)
-        cases = {r.case_id for r in recs if r.condition in conditions}
+        # SPEC §8 analyses V1 cases; V2/V3 stop twins count in paired ECS (the judgement section)
+        cases = {r.case_id for r in recs if r.condition in conditions and _is_v1(r.case_id)}
         if not cases:
             continue
         case_sets[c.label] = cases
         per_config[c.label] = {
             cond: {k: v for k, v in action_by_case(recs, cond).items() if k in cases} for cond in wanted
         }
+    if not per_config:  # only V2/V3 stop twins were played: the judgement section shows them
+        return None
     units = sorted({u for cases in case_sets.values() for u in cases})
     boot = Bootstrap(units, ctx.resamples, ctx.seed, ctx.level)
     keys = [(x, cond) for x in per_config for cond in wanted]
