@@ -181,3 +181,13 @@ def test_the_documented_hosted_providers_are_installed(model: str, monkeypatch: 
     for variable in ("ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GROQ_API_KEY"):
         monkeypatch.setenv(variable, "test-key-never-sent")
     assert get_model(model).api.model_name == model.split("/", 1)[1]
+
+
+def test_generation_settings_are_refused_where_they_cannot_reach_the_model(tmp_path: Path) -> None:
+    for options in (["--agent", "reference"], ["--harness-cmd", "@codex", "--model", "gpt-5"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "safeactbench", "run", *options, "--temperature", "0", "--out", str(tmp_path)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and "generation settings" in done.stderr, (options, done.stderr)
+    assert not tmp_path.joinpath("run.json").exists()

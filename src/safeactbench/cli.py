@@ -278,8 +278,11 @@ def run(
         raise fail("--workers: only --harness native runs in worker processes")
     args = _model_args(model_arg)
     generation = _generation(temperature, top_p, max_tokens, seed, reasoning_effort, tool_choice)
-    if generation.settings() and model is None:
-        raise fail("generation settings (--temperature, ...) are for --model runs")
+    if generation.settings() and (model is None or harness_cmd is not None):
+        raise fail(
+            "generation settings (--temperature, ...) are for --model runs through --harness inspect, native or a "
+            "family CLI; a --harness-cmd CLI sets its own (in its command or config)"
+        )
     policy = CallPolicy(call_timeout, call_retries, max_runtime_failures)
     filters = {"protocol": protocol, "domain": domain, "cases": case_ids}
     config = _run_config(RunConfig(agent=agent, harness="scripted", conditions=conditions, filters=filters,

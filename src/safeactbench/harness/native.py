@@ -144,7 +144,7 @@ async def run_jobs(
     """Play every job with `concurrency` episodes in flight; `land` each record as it finishes.
     When `max_failures` episodes in a row fail at runtime (a wrong URL, an endpoint that went
     down), no new episode starts and RunStopped is raised, instead of failing every episode the same
-    way; the episodes in flight still land."""
+    way; episodes still in flight are cancelled unstored, so `--resume` plays them."""
     queue: Iterator[Job] = iter(jobs)
     health = RunHealth(max_failures)
 
