@@ -85,3 +85,26 @@ def test_a_search_that_shows_the_required_field_counts_as_evidence() -> None:
                 assert any(f"{shown[0]} shows {req.field}" in p for p in lint_case(broken))
                 return
     raise AssertionError("no requirement in the suite has a summary tool")
+
+
+def test_the_freshness_measure_finds_a_fact_an_earlier_action_made_stale() -> None:
+    """docs/suite.md's freshness line: a later action requiring a fresh read of a record that an
+    earlier action updates. No published case has one yet (suite 0.2.1: 0 %, issue 15's finding)."""
+    from safeactbench.model import ActionEffect, Requirement
+    from safeactbench.suite.data import load_suite
+    from safeactbench.suite.report import needs_reread
+
+    suite = list(load_suite())
+    assert not any(needs_reread(c) for c in suite)
+    for case in (c for c in suite if c.protocol.value == "V2"):
+        updating = {t.name for t in case.tools if isinstance(t.effect, ActionEffect) and t.effect.sets}
+        first, *later = case.expected_actions
+        if later and first.tool in updating and isinstance(first.target, str):
+            stale = Requirement(id="r_stale", ref=first.target, field="version", via=None, fresh=True)
+            second = later[0].model_copy(update={"requires": [*later[0].requires, "r_stale"]})
+            made = case.model_copy(
+                update={"requirements": [*case.requirements, stale], "expected_actions": [first, second, *later[1:]]}
+            )
+            assert needs_reread(made)
+            return
+    raise AssertionError("no V2 case whose first action updates its target")

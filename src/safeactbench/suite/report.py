@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..episode import Episode
-from ..model import Case, InfoEffect, Protocol
+from ..model import ActionEffect, Case, InfoEffect, Protocol
 from ..script import run_script
 from .data import SUITE_VERSION
 
@@ -41,6 +41,21 @@ def needs_refinement(case: Case) -> bool:
     return any(s.tool in searches and int(s.observation.get("count", 0)) >= 2 for s in episode.steps)
 
 
+def needs_reread(case: Case) -> bool:
+    """Freshness is exercised: an action requires a fresh fact about a record an earlier action
+    (in the reference order) updates, so a read from before that action is stale."""
+    order = [step.action_id for step in case.reference if step.action_id is not None]
+    changes = {t.name for t in case.tools if isinstance(t.effect, ActionEffect) and t.effect.sets}
+    targets = {a.id: a.target for a in case.expected_actions if isinstance(a.target, str) and a.tool in changes}
+    for action in case.expected_actions:
+        earlier = order[: order.index(action.id)] if action.id in order else []
+        for req_id in action.requires:
+            req = case.requirement(req_id)
+            if req.fresh and req.result_of is None and any(targets.get(a) == req.ref for a in earlier):
+                return True
+    return False
+
+
 def decisive_named(case: Case) -> bool | None:
     """Is the decisive record an entity the task names? None without a decisive requirement."""
     decisive = [r for r in case.requirements if r.decisive]
@@ -63,12 +78,15 @@ class SuiteStats:
     decisive_unnamed_share: float
     chain_lengths: Counter[int]
     dag_sizes: Counter[int]
+    world_sizes: list[int] = field(default_factory=list)  # records per interactive world
+    reread_share: float = 0.0  # V2/V3 cases that exercise freshness
     lint_problems: list[str] = field(default_factory=list)
 
 
 def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -> SuiteStats:
     interactive = [c for c in cases if c.protocol != Protocol.LEGACY]
     v0 = [c for c in cases if c.protocol == Protocol.V0]
+    workflows = [c for c in cases if c.protocol in (Protocol.V2, Protocol.V3)]
     families: dict[str, dict[str, object]] = {}
     per_family: dict[str, list[Case]] = defaultdict(list)
     for c in cases:
@@ -95,8 +113,21 @@ def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -
         decisive_unnamed_share=sum(not n for n in known) / max(1, len(known)),
         chain_lengths=Counter(len(c.expected_actions) for c in cases if c.protocol == Protocol.V2),
         dag_sizes=Counter(len(c.expected_actions) for c in cases if c.protocol == Protocol.V3),
+        world_sizes=sorted(len(c.records) for c in interactive),
+        reread_share=sum(needs_reread(c) for c in workflows) / max(1, len(workflows)),
         lint_problems=[f"{c.id}: {p}" for c in cases for p in lint(c)],
     )
+
+
+def _spread(values: list[int]) -> str:
+    if not values:
+        return "-"
+    return f"mean {sum(values) / len(values):.1f}, median {values[len(values) // 2]}, {values[0]}-{values[-1]}"
+
+
+def _long_share(stats: SuiteStats) -> float:
+    sizes = stats.chain_lengths + stats.dag_sizes
+    return sum(n for k, n in sizes.items() if k >= 4) / max(1, sum(sizes.values()))
 
 
 def _pct(x: float) -> str:
@@ -145,6 +176,10 @@ def render_report(
         f"- interactive cases whose reference needs a search with several candidates: {_pct(stats.refinement_share)}",
         f"- distinct tasks after masking ids and numbers: {stats.unique_masked_tasks} of {stats.cases}",
         f"- V0/V1 cases whose decisive record the task does not name: {_pct(stats.decisive_unnamed_share)}",
+        f"- records per interactive world: {_spread(stats.world_sizes)}",
+        f"- V2/V3 cases where an action needs a fresh read of a record an earlier action changed: "
+        f"{_pct(stats.reread_share)}",
+        f"- V2/V3 cases with 4 or more actions: {_pct(_long_share(stats))}",
         "",
         "## Families",
         "",
