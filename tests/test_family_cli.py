@@ -75,7 +75,8 @@ SECRET_FILES = [PACKAGE / "data" / "cases.jsonl", PACKAGE / "data" / "manifest.j
 
 def probe(run_dir: Path) -> str:
     """What a curious agent runs in its shell: the suite data, the run directory, the package."""
-    reads = " ".join(f"echo '== {p}'; head -c 400 '{p}';" for p in [*SECRET_FILES, run_dir / "episodes.jsonl"])
+    # each read's error goes to stdout, in order: a CLI may show stdout and stderr apart
+    reads = " ".join(f"echo '== {p}'; head -c 400 '{p}' 2>&1;" for p in [*SECRET_FILES, run_dir / "episodes.jsonl"])
     return (
         f"{reads} echo '== ls'; ls '{run_dir}' '{PACKAGE}' '{Path.cwd()}' 2>&1 | head -20;"
         " echo '== find'; find / -xdev \\( -name cases.jsonl -o -name episodes.jsonl -o -name run.json \\)"
