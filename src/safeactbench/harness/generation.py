@@ -46,10 +46,6 @@ class Generation(BaseModel):
         """Members of a chat-completions request body."""
         return self.settings()
 
-    def describe(self) -> str:
-        """`temperature=0, seed=7` (or `provider defaults`), for tables."""
-        return ", ".join(f"{k}={v}" for k, v in self.settings().items()) or "provider defaults"
-
 
 # --model-arg keys that are generation settings: they go through the flags, which reach every path
 # (as a model argument Inspect would pass them to the provider's client constructor, which fails)

@@ -199,6 +199,15 @@ class ChatClient:
         if self._session is not None:
             await self._session.close()
 
+    async def get_json(self, path: str) -> Any:
+        """`GET {base_url}/{path}` as JSON, or None when it fails or is not JSON (one try, no retries)."""
+        assert self._session is not None, "use ChatClient as an async context manager"
+        try:
+            async with self._session.get(f"{self.endpoint.base_url.rstrip('/')}/{path}") as resp:
+                return await resp.json(content_type=None) if resp.status == 200 else None
+        except (aiohttp.ClientError, TimeoutError, ValueError):
+            return None
+
     def body(self, messages: list[dict[str, Any]], tools_json: str) -> bytes:
         """The request body; `tools_json` is the tool list already serialised (it never changes)."""
         dumped = json.dumps(messages, ensure_ascii=False, separators=(",", ":"))

@@ -14,8 +14,6 @@ import json
 from dataclasses import replace
 from typing import Any
 
-import aiohttp
-
 from .generation import Generation
 from .openai_api import ChatClient, Endpoint, EndpointError
 from .transcript import looks_like_tool_call
@@ -78,7 +76,7 @@ async def _native(endpoint: Endpoint) -> None:
         try:
             reply = await client.complete([{"role": "user", "content": PROBE_PROMPT}], json.dumps(tools), "preflight")
         except EndpointError as exc:
-            served = await _served_models(client, endpoint)
+            served = await _served_models(client)
             listing = f"; the endpoint serves: {', '.join(served)}" if served else ""
             if served and endpoint.model not in served:
                 listing = f"; model {endpoint.model!r} is not among those it serves: {', '.join(served)}"
@@ -86,14 +84,9 @@ async def _native(endpoint: Endpoint) -> None:
     check_reply(reply.text, [call.name for call in reply.tool_calls])
 
 
-async def _served_models(client: ChatClient, endpoint: Endpoint) -> list[str]:
+async def _served_models(client: ChatClient) -> list[str]:
     """The model ids `GET {base_url}/models` lists, or [] when it lists none."""
-    assert client._session is not None
-    try:
-        async with client._session.get(endpoint.base_url.rstrip("/") + "/models") as resp:
-            data = await resp.json(content_type=None) if resp.status == 200 else {}
-    except (aiohttp.ClientError, TimeoutError, ValueError):
-        return []
+    data = await client.get_json("models")
     items = data.get("data") if isinstance(data, dict) else None
     return [str(m["id"]) for m in items or [] if isinstance(m, dict) and "id" in m][:20]
 

@@ -11,7 +11,7 @@ from typing import Any
 from ...store import EpisodeRecord
 from ..formatting import DASH
 from ..metrics import missing_reason
-from ..runs import latest
+from ..runs import Configuration, latest
 from ..structure import Cell, Section, Table
 from .context import Context
 
@@ -39,12 +39,11 @@ def end_counts(records: list[EpisodeRecord]) -> dict[str, Any]:
     }
 
 
-def _settings(ctx: Context, label: str) -> str:
+def _settings(config: Configuration) -> str:
+    """The generation settings pinned by the configuration's runs (several if they differ)."""
     pinned = {
         _describe(run.meta["config"].get("generation") or {})
-        for c in ctx.configs
-        if c.label == label
-        for run in c.runs
+        for run in config.runs
         if isinstance(run.meta.get("config"), dict)
     }
     return " | ".join(sorted(pinned)) or DASH
@@ -68,10 +67,10 @@ def end_reasons_section(ctx: Context) -> Section:
                 *(Cell(str(n["endings"][e])) for e in ENDINGS),
                 *(Cell(str(n["missing"].get(k, 0))) for k in classes),
                 Cell(DASH if text_calls is None else str(text_calls)),
-                Cell(_settings(ctx, c.label)),
+                Cell(_settings(c)),
             ]
         )
-    ctx.data["end_reasons"] = {label: n | {"generation": _settings(ctx, label)} for label, n in counts.items()}
+    ctx.data["end_reasons"] = {c.label: counts[c.label] | {"generation": _settings(c)} for c in ctx.configs}
     columns = ["Configuration", "Episodes", *ENDINGS, *(f"missing: {k}" for k in classes)]
     columns += ["Text tool calls", "Generation settings"]
     table = Table(
