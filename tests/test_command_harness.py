@@ -139,3 +139,32 @@ def test_cli_templates_play_two_cases_per_protocol_as_the_reference_agent(templa
     meta = json.loads((out / "run.json").read_text())
     assert meta["config"]["agent"] == template and meta["config"]["sandbox"] is True
     assert meta["cli"]["name"] == EXECUTABLES[template][0] and meta["cli"]["version"]
+
+
+def test_a_silent_hung_mcp_server_fails_its_start_instead_of_blocking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wait for the server's URL is bounded even when the server prints nothing and never exits."""
+    import threading
+
+    from safeactbench.harness import command
+
+    hung = tmp_path / "python"
+    hung.write_text("#!/bin/sh\nexec sleep 300\n")
+    hung.chmod(0o755)
+    monkeypatch.setattr(command.sys, "executable", str(hung))
+    monkeypatch.setattr(command, "SERVER_START_S", 0.5)
+    job = Job(case=get_case("SAB-V1-001"), condition="original", repetition=0)
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            command._start_server(job, tmp_path)
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=start, daemon=True)
+    thread.start()
+    thread.join(timeout=20)
+    assert not thread.is_alive(), "_start_server blocked on a silent server"
+    assert errors and "did not start within 0.5 s" in str(errors[0])

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import secrets
+import select
 import shlex
 import signal
 import subprocess
@@ -148,29 +149,38 @@ class CommandHarness:
             return self.base_url  # not a serve-agent: every episode talks to the same endpoint
 
 
-def _start_server(job: Job, root: Path) -> tuple[subprocess.Popen[str], str]:
-    """`safeactbench mcp --http 0` for the episode, outside the sandbox; returns it and its URL."""
+def _start_server(job: Job, root: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """`safeactbench mcp --http 0` for the episode, outside the sandbox; returns it and its URL.
+
+    The wait for the URL line is bounded by `SERVER_START_S` even when the server hangs silently:
+    the pipe is polled with `select` and read raw, so no read ever blocks past the deadline."""
     server = subprocess.Popen(
         [sys.executable, "-m", "safeactbench", "mcp", "--case", job.case.id, "--condition", job.condition,
          "--out", str(root), "--http", "0"],
         stdout=subprocess.PIPE,
         stderr=(root / "mcp-server.log").open("w", encoding="utf-8"),
         stdin=subprocess.DEVNULL,
-        text=True,
         start_new_session=True,
     )  # fmt: skip
     assert server.stdout is not None
+    fd = server.stdout.fileno()
     deadline = time.monotonic() + SERVER_START_S
-    line = ""
-    while time.monotonic() < deadline and server.poll() is None:
-        line = server.stdout.readline()
-        if "http://" in line:
-            return server, line.rsplit(" ", 1)[1].strip()
+    seen = b""
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        chunk = os.read(fd, 4096) if ready else b""
+        if not chunk:  # timed out, or the server closed its output (it exited)
+            break
+        seen += chunk
+        for line in seen.decode("utf-8", "replace").split("\n")[:-1]:  # complete lines only
+            if "http://" in line:
+                return server, line.rsplit(" ", 1)[1].strip()
     _stop(server)
-    raise RuntimeError(f"the episode's MCP server did not start: {line.strip() or 'see mcp-server.log'}")
+    last = seen.decode("utf-8", "replace").strip().splitlines()[-1:] or ["see mcp-server.log"]
+    raise RuntimeError(f"the episode's MCP server did not start within {SERVER_START_S} s: {last[0]}")
 
 
-def _stop(server: subprocess.Popen[str]) -> None:
+def _stop(server: subprocess.Popen[bytes]) -> None:
     """SIGTERM (the server writes the trajectory on its way out), then SIGKILL if need be."""
     if server.poll() is None:
         os.killpg(server.pid, signal.SIGTERM)
