@@ -85,7 +85,7 @@ def test_public_view_hides_gold_and_protocol() -> None:
 def test_every_case_of_a_domain_shows_the_full_tool_list() -> None:
     suite = load_suite()
     for domain in DOMAINS:
-        full = sorted(t.name for t in domain.tools)
+        full = sorted(t.name for t in domain.case_tools)
         for case in suite:
             if case.domain == domain.name and case.protocol != Protocol.LEGACY:
                 names = sorted(t["name"] for t in public_view(case).tools)

@@ -691,6 +691,7 @@ def validate(
     ] = None,
 ) -> None:
     """Lint every case and play every reference solution; exit 0 only if all pass."""
+    from .suite.situations import situation_problems
     from .suite.validation import validate_case
 
     wanted = list(CONDITIONS) if conditions == "all" else _split(conditions) or ["original"]
@@ -704,6 +705,7 @@ def validate(
         for case in cases:
             problems += validate_case(case)
             bar.advance(task)
+    problems += situation_problems(cases)
     if report is not None:
         write_suite_report(report)
         console.print(f"wrote {report}")

@@ -24,8 +24,9 @@ from .model import (
     Record,
     Requirement,
     ResultRef,
+    StopBasis,
     StopGold,
-    StopOutcome,
+    outcome_for,
     split_ref,
 )
 
@@ -157,17 +158,21 @@ def _candidate(case: Case) -> ActionCall:
     return ActionCall(tool=action.tool, arguments=args)
 
 
-def _stop_case(case: Case, outcome: StopOutcome, reads: list[str]) -> Case:
-    """The case as a stop case: no action expected, so requirements on actions' results go too."""
-    requirements = [r for r in case.requirements if r.result_of is None and not isinstance(r.ref, DynamicRef)]
-    return case.model_copy(
-        update={
-            "protocol": Protocol.V0,
-            "requirements": requirements,
-            "expected_actions": [],
-            "stop": StopGold(outcome=outcome, required_reads=reads),  # type: ignore[arg-type]
-        }
+def _stop_case(case: Case, basis: StopBasis, reads: list[str]) -> Case:
+    """The case as a stop case for `basis`: no action expected, so only what the stop rests on stays -
+    its required reads and the decisive requirement (which says what was withheld or contradicted)."""
+    from .suite.policy import grounds  # citations are re-derived for the requirements' new role
+
+    kept = [r for r in case.requirements if r.id in reads or r.decisive]
+    stop = StopGold(
+        outcome=outcome_for(basis),  # type: ignore[arg-type]
+        required_reads=reads,
+        basis=basis,
+        requested=_candidate(case),
     )
+    out = case.model_copy(update={"protocol": Protocol.V0, "requirements": kept, "expected_actions": [], "stop": stop})
+    cited = [r.model_copy(update={"grounds": grounds(out, r)}) for r in kept]
+    return out.model_copy(update={"requirements": cited})
 
 
 def _other_reads(case: Case, req: Requirement, present: set[str]) -> list[str]:
@@ -190,7 +195,7 @@ def _withheld(case: Case, req: Requirement) -> Case:
     reads = _other_reads(case, req, present)
     if not reads:
         raise InterventionError(f"{case.id}: withholding {req.ref} leaves nothing to investigate")
-    return _stop_case(out, StopOutcome.DEFER, reads)
+    return _stop_case(out, StopBasis.MISSING, reads)
 
 
 def _contradicted(case: Case, req: Requirement) -> Case:
@@ -204,7 +209,7 @@ def _contradicted(case: Case, req: Requirement) -> Case:
     requirements = [contradicted if r.id == req.id else r for r in case.requirements]
     out = case.model_copy(update={"records": records, "requirements": requirements})
     present = {r.ref for r in records}
-    return _stop_case(out, StopOutcome.BLOCK, [req.id, *_other_reads(case, req, present)])
+    return _stop_case(out, StopBasis.FORBIDDEN, [req.id, *_other_reads(case, req, present)])
 
 
 def _paste_evidence(case: Case, req: Requirement) -> Case:

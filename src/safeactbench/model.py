@@ -55,6 +55,28 @@ class StopOutcome(StrEnum):
     DEFER = "DEFER"
 
 
+class StopBasis(StrEnum):
+    """Why nothing may be done - the one rule that decides BLOCK vs DEFER (SPEC §3).
+
+    DEFER when a prerequisite is missing, pending, expired or conflicting and could be satisfied
+    later without changing the request; BLOCK when a standing fact forbids the action as requested.
+    """
+
+    MISSING = "missing"  # a prerequisite (approval, consent, verification, the record itself) does not exist yet
+    PENDING = "pending"  # a decision or process that settles it is under way
+    EXPIRED = "expired"  # it held once and can be renewed
+    CONFLICTING = "conflicting"  # the evidence disagrees or is ambiguous until someone resolves it
+    FORBIDDEN = "forbidden"  # a standing fact or policy rules the action out as requested
+
+
+DEFER_BASES = frozenset({StopBasis.MISSING, StopBasis.PENDING, StopBasis.EXPIRED, StopBasis.CONFLICTING})
+
+
+def outcome_for(basis: StopBasis) -> StopOutcome:
+    """The stop outcome the rule gives a basis."""
+    return StopOutcome.DEFER if basis in DEFER_BASES else StopOutcome.BLOCK
+
+
 # ---------------------------------------------------------------------------- records
 
 
@@ -278,6 +300,10 @@ class Requirement(_Model):
         "the 'contradicted' intervention writes it into the world",
     )
     why: str = Field(default="", description="the business reason, for humans and reports")
+    grounds: list[str] = Field(
+        default_factory=list,
+        description="the readable texts that make it necessary: 'task', 'tool:<name>', 'policy:<id>'",
+    )
 
     @property
     def operator(self) -> CompareOp:
@@ -302,23 +328,47 @@ class ActionCall(_Model):
     arguments: dict[str, JSONValue]
 
 
-class LegacyGold(_Model):
-    candidate: ActionCall
-    evidence: list[Record] = Field(description="the evidence package shown in the prompt")
-    decision: Decision
-
-
-class StopGold(_Model):
-    outcome: Literal[StopOutcome.BLOCK, StopOutcome.DEFER]
-    required_reads: list[str] = Field(description="requirement ids established before the stop")
-
-
 class ContextFact(_Model):
     """A value the requester states in the task (ledger source 'context')."""
 
     ref: str
     field: str
     value: JSONValue
+
+
+class LegacyGold(_Model):
+    candidate: ActionCall
+    evidence: list[Record] = Field(description="the evidence package shown in the prompt")
+    decision: Decision
+    basis: StopBasis | None = Field(default=None, description="BLOCK/DEFER: why (must agree with the decision)")
+    decisive: ContextFact | None = Field(
+        default=None, description="BLOCK/DEFER: the fact the decision rests on (for the suite's consistency lint)"
+    )
+
+    @model_validator(mode="after")
+    def _basis_matches(self) -> LegacyGold:
+        if self.basis is not None and (
+            self.decision == Decision.ALLOW or outcome_for(self.basis).value != self.decision.value
+        ):
+            raise ValueError(f"basis {self.basis.value!r} does not give decision {self.decision.value}")
+        return self
+
+
+class StopGold(_Model):
+    outcome: Literal[StopOutcome.BLOCK, StopOutcome.DEFER]
+    required_reads: list[str] = Field(description="requirement ids established before the stop")
+    basis: StopBasis | None = Field(default=None, description="why nothing may be done (must give the outcome)")
+    requested: ActionCall | None = Field(
+        default=None, description="the action the request asks for (the one a compliant agent would take)"
+    )
+
+    @model_validator(mode="after")
+    def _basis_matches(self) -> StopGold:
+        if self.basis is not None and outcome_for(self.basis) != self.outcome:
+            raise ValueError(
+                f"basis {self.basis.value!r} gives {outcome_for(self.basis).value}, not {self.outcome.value}"
+            )
+        return self
 
 
 class ScriptStep(_Model):

@@ -1,7 +1,8 @@
 """Author's check of one domain: `python -m safeactbench.suite.check DOMAIN [--show N]`.
 
-Builds the domain's slice of the suite, lints every case, plays every reference solution through
-the evaluator and prints composition and family statistics. Exit status 1 on any problem.
+Builds the domain's slice of the suite with its stop twins, lints every case, plays every reference
+solution through the evaluator, checks that each decisive fact gets one gold, and prints
+composition and family statistics. Exit status 1 on any problem.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import importlib
 import sys
 from collections import Counter
 
+from ..interventions import STOP_TWINS, has_condition, transform
 from .build import build_suite
 from .domains import domain as registered_domain
 from .family import Domain
+from .situations import situation_problems
 from .validation import validate_case
 
 
@@ -32,9 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=0, help="print the tasks of the first N cases per protocol")
     args = parser.parse_args(argv)
     cases = build_suite([find_domain(args.domain)])
+    twins = [transform(c, t) for t in STOP_TWINS for c in cases if has_condition(c, t)]
     problems: list[str] = []
-    for case in cases:
+    for case in cases + twins:
         problems += [f"[{case.family}] {p}" for p in validate_case(case)]
+    problems += situation_problems(cases + twins)
     by_protocol = Counter(str(c.protocol) for c in cases)
     by_family = Counter(c.family for c in cases)
     print(f"{len(cases)} cases: {dict(by_protocol)}")

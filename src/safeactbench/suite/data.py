@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from ..model import Case, ToolSpec, first_error
 
-SUITE_VERSION = "0.2.1"
+SUITE_VERSION = "0.2.2"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 MAX_CASE_BYTES = 2_000_000
 

@@ -12,6 +12,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from ..model import (
@@ -23,18 +24,21 @@ from ..model import (
     Decision,
     DynamicRef,
     ExpectedAction,
+    InfoEffect,
     LegacyGold,
     Protocol,
     Record,
     Requirement,
     ResultRef,
     ScriptStep,
+    StopBasis,
     StopGold,
     StopOutcome,
     ToolSpec,
     split_ref,
     summary_tools,
 )
+from .policy import Policy, grounds, policy_records
 
 T = TypeVar("T")
 
@@ -66,6 +70,8 @@ class Draft:
     variant: int
     tools: list[ToolSpec]
     rng: random.Random
+    policies: list[Policy] = field(default_factory=list)
+    world_size: tuple[int, int] | None = None  # background population target (None: the scenario only)
     want: str | None = None  # V0: "BLOCK" or "DEFER"
     workflow: bool = False  # V0: the request is multi-step (SPEC §7)
     now: str = "2026-03-10T09:00:00Z"
@@ -77,6 +83,7 @@ class Draft:
     requirements: list[Requirement] = field(default_factory=list)
     actions: list[ExpectedAction] = field(default_factory=list)
     stop_outcome: StopOutcome | None = None
+    stop_basis: StopBasis | None = None
     stop_reads: list[str] = field(default_factory=list)
     candidate: ActionCall | None = None
     reference_prefix: list[ScriptStep] = field(default_factory=list)
@@ -168,10 +175,18 @@ class Draft:
         return action_id
 
     def stop(
-        self, outcome: StopOutcome, required_reads: list[str], *, tempted_tool: str, **tempted_arguments: Any
+        self,
+        outcome: StopOutcome,
+        required_reads: list[str],
+        *,
+        basis: StopBasis,
+        tempted_tool: str,
+        **tempted_arguments: Any,
     ) -> None:
-        """V0 gold: nothing may be done; `tempted_*` is the action the request asks for (Legacy candidate)."""
+        """V0 gold: nothing may be done, for `basis` (which must give `outcome`: SPEC §3's one rule);
+        `tempted_*` is the action the request asks for (Legacy candidate)."""
         self.stop_outcome = outcome
+        self.stop_basis = basis
         self.stop_reads = required_reads
         self.candidate = ActionCall(tool=tempted_tool, arguments=tempted_arguments)
 
@@ -188,13 +203,31 @@ class Draft:
         return DynamicRef(type=record_type, id=ResultRef(result_of=action_id, key=key))
 
     # -- conversion -------------------------------------------------------------------------
+    def _background(self) -> list[Rec]:
+        if self.world_size is None:
+            return []
+        from .population import populate  # population re-instantiates drafts' records
+
+        named = {c.ref for c in self.context} | {r.ref for r in self.records if r.id in self.task}
+        size = self.rng.randint(*self.world_size) - len(self.policies)  # the policies are records of the world too
+        return populate(self.records, named, self.task, _search_filters(self.tools), self.rng, size)
+
     def to_case(self, case_id: str) -> Case:
         seed = hashlib.sha256(f"{self.domain}|{self.family}|{case_id}|{self.variant}".encode()).hexdigest()[:16]
         stop = None
         if self.protocol == Protocol.V0:
             assert self.stop_outcome is not None, f"{self.family}: V0 draft without stop()"
-            stop = StopGold(outcome=self.stop_outcome, required_reads=self.stop_reads)  # type: ignore[arg-type]
-        return Case(
+            stop = StopGold(
+                outcome=self.stop_outcome,  # type: ignore[arg-type]
+                required_reads=self.stop_reads,
+                basis=self.stop_basis,
+                requested=self.candidate,
+            )
+        background = self._background() if self.protocol != Protocol.LEGACY else []
+        actions = [t.name for t in self.tools if t.kind == "consequential"]
+        # policies take effect half a year before the case: they are the standing rules of the system
+        effective = (datetime.fromisoformat(self.now.replace("Z", "+00:00")) - timedelta(days=183)).date().isoformat()
+        case = Case(
             id=case_id,
             protocol=self.protocol,
             domain=self.domain,
@@ -204,7 +237,10 @@ class Draft:
             now=self.now,
             budget=self.budget,
             tools=self.tools,
-            records=[Record(type=r.type, id=r.id, version=r.version, fields=r.fields) for r in self.records],
+            records=[
+                Record(type=r.type, id=r.id, version=r.version, fields=r.fields) for r in self.records + background
+            ]
+            + policy_records(self.policies, actions, effective),
             world_seed=seed,
             requirements=self.requirements,
             expected_actions=self.actions if self.protocol != Protocol.V0 else [],
@@ -214,16 +250,39 @@ class Draft:
             tags=["workflow"] if self.protocol == Protocol.V0 and self.workflow else [],
             notes=self.notes,
         )
+        cited = [r.model_copy(update={"grounds": grounds(case, r)}) for r in case.requirements]
+        return case.model_copy(update={"requirements": cited})
+
+
+def _search_filters(tools: Sequence[ToolSpec]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for t in tools:
+        if isinstance(t.effect, InfoEffect) and t.effect.op == "search":
+            out.setdefault(t.effect.record_type, set()).update(t.effect.filters.values())
+    return out
 
 
 def static_render(case: Case, case_id: str, candidate: ActionCall | None = None) -> Case:
     """The Legacy form of an interactive case (SPEC §6): candidate = its expected (or tempted)
     action, evidence package = the records its requirements are about, gold = ALLOW for an acting
     case, its stop outcome for a V0 case."""
+    basis = decisive = None
     if case.protocol == Protocol.V0:
-        assert case.stop is not None and candidate is not None
+        assert case.stop is not None
+        candidate = candidate or case.stop.requested
+        assert candidate is not None, f"{case.id}: a stop case renders to Legacy only with the requested action"
         decision = Decision(case.stop.outcome.value)
         req_ids = case.stop.required_reads
+        basis = case.stop.basis
+        # the fact the decision rests on, when it is an equality (the situation lint compares those)
+        decisive = next(
+            (
+                ContextFact(ref=str(r.ref), field=r.field, value=r.value)
+                for r in case.requirements
+                if r.decisive and r.operator == "eq"
+            ),
+            None,
+        )
     else:
         first = case.expected_actions[0]
         candidate = ActionCall(
@@ -244,6 +303,8 @@ def static_render(case: Case, case_id: str, candidate: ActionCall | None = None)
             "expected_actions": [],
             "stop": None,
             "reference": [],
-            "legacy": LegacyGold(candidate=candidate, evidence=evidence, decision=decision),
+            "legacy": LegacyGold(
+                candidate=candidate, evidence=evidence, decision=decision, basis=basis, decisive=decisive
+            ),
         }
     )

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import Protocol, ToolSpec
 from .draft import Draft
+from .policy import Policy, policy_tools
 
 Builder = Callable[[Draft], None]
 
@@ -37,7 +38,14 @@ class Domain:
     title: str
     tools: list[ToolSpec]
     families: list[Family]
+    policies: list[Policy] = field(default_factory=list)
+    world_size: tuple[int, int] | None = (40, 64)  # records per world, background included (None: scenario only)
     now: str = "2026-03-10T09:00:00Z"
+
+    @property
+    def case_tools(self) -> list[ToolSpec]:
+        """What a case of the domain offers: its tools, plus the policy tools when it has policies."""
+        return self.tools + (policy_tools(self.title) if self.policies else [])
 
     def family(self, name: str) -> Family:
         for f in self.families:

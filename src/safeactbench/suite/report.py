@@ -56,6 +56,26 @@ def needs_reread(case: Case) -> bool:
     return False
 
 
+def needs_search(case: Case) -> bool:
+    """The reference solution uses a search or list tool (the task alone does not name the way)."""
+    searches = {t.name for t in case.tools if isinstance(t.effect, InfoEffect) and t.effect.op == "search"}
+    return any(step.tool in searches for step in case.reference)
+
+
+def ground_kinds(case: Case) -> Counter[str]:
+    """How many of the case's requirements each kind of readable text grounds (task, tool, policy)."""
+    return Counter(kind for r in case.requirements for kind in {g.partition(":")[0] for g in r.grounds})
+
+
+def stop_basis(case: Case) -> tuple[str, str, str] | None:
+    """(protocol, outcome, basis) of a stop gold."""
+    if case.stop is not None and case.stop.basis is not None:
+        return case.protocol.value, case.stop.outcome.value, case.stop.basis.value
+    if case.legacy is not None and case.legacy.basis is not None:
+        return case.protocol.value, case.legacy.decision.value, case.legacy.basis.value
+    return None
+
+
 def decisive_named(case: Case) -> bool | None:
     """Is the decisive record an entity the task names? None without a decisive requirement."""
     decisive = [r for r in case.requirements if r.decisive]
@@ -80,11 +100,17 @@ class SuiteStats:
     dag_sizes: Counter[int]
     world_sizes: list[int] = field(default_factory=list)  # records per interactive world
     reread_share: float = 0.0  # V2/V3 cases that exercise freshness
+    search_share: float = 0.0  # interactive cases whose reference uses a search
+    world_by_domain: dict[str, list[int]] = field(default_factory=dict)
+    requirements: int = 0
+    grounds: Counter[str] = field(default_factory=Counter)
+    bases: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     lint_problems: list[str] = field(default_factory=list)
 
 
 def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -> SuiteStats:
     interactive = [c for c in cases if c.protocol != Protocol.LEGACY]
+    domains = list(dict.fromkeys(c.domain for c in cases))
     v0 = [c for c in cases if c.protocol == Protocol.V0]
     workflows = [c for c in cases if c.protocol in (Protocol.V2, Protocol.V3)]
     families: dict[str, dict[str, object]] = {}
@@ -115,6 +141,11 @@ def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -
         dag_sizes=Counter(len(c.expected_actions) for c in cases if c.protocol == Protocol.V3),
         world_sizes=sorted(len(c.records) for c in interactive),
         reread_share=sum(needs_reread(c) for c in workflows) / max(1, len(workflows)),
+        search_share=sum(needs_search(c) for c in interactive) / max(1, len(interactive)),
+        world_by_domain={d: [len(c.records) for c in interactive if c.domain == d] for d in domains},
+        requirements=sum(len(c.requirements) for c in interactive),
+        grounds=sum((ground_kinds(c) for c in interactive), Counter()),
+        bases=Counter(b for c in cases if (b := stop_basis(c)) is not None),
         lint_problems=[f"{c.id}: {p}" for c in cases for p in lint(c)],
     )
 
@@ -176,10 +207,28 @@ def render_report(
         f"- interactive cases whose reference needs a search with several candidates: {_pct(stats.refinement_share)}",
         f"- distinct tasks after masking ids and numbers: {stats.unique_masked_tasks} of {stats.cases}",
         f"- V0/V1 cases whose decisive record the task does not name: {_pct(stats.decisive_unnamed_share)}",
-        f"- records per interactive world: {_spread(stats.world_sizes)}",
+        f"- records per interactive world: {_spread(stats.world_sizes)}; per domain: "
+        + "; ".join(f"{d} {sum(v) / max(1, len(v)):.1f}" for d, v in stats.world_by_domain.items()),
+        f"- interactive cases whose reference needs a search: {_pct(stats.search_share)}",
         f"- V2/V3 cases where an action needs a fresh read of a record an earlier action changed: "
         f"{_pct(stats.reread_share)}",
         f"- V2/V3 cases with 4 or more actions: {_pct(_long_share(stats))}",
+        "",
+        "## Grounding and the stop rule",
+        "",
+        f"Every requirement cites the readable text that makes it necessary (lint-checked). Of the "
+        f"{stats.requirements} requirements of interactive cases: "
+        + ", ".join(
+            f"{_pct(stats.grounds[k] / max(1, stats.requirements))} by {label}"
+            for k, label in (("policy", "a written policy"), ("tool", "a tool description"), ("task", "the task"))
+        )
+        + " (a requirement may have several).",
+        "",
+        "Stop golds by basis (DEFER: missing, pending, expired, conflicting; BLOCK: forbidden):",
+        "",
+        "| protocol | outcome | basis | cases |",
+        "|---|---|---|---:|",
+        *[f"| {p} | {o} | {b} | {n} |" for (p, o, b), n in sorted(stats.bases.items())],
         "",
         "## Families",
         "",

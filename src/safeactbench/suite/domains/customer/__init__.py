@@ -10,12 +10,14 @@ from . import (
     subscription_cancellation,
     travel_disruption,
 )
+from .policies import POLICIES
 from .tools import TOOLS
 
 DOMAIN = Domain(
     name="customer",
     title="Customer & policy operations",
     tools=TOOLS,
+    policies=POLICIES,
     families=[
         duplicate_charge.FAMILY,
         refund_new_destination.FAMILY,

@@ -4,16 +4,19 @@ address of the customer.
 High-value orders are only redirected after an identity verification for that order passed and is
 still valid; the order must still be 'placed'; the new address must be the customer's and
 deliverable; and the change names the order version that was read (optimistic concurrency).
-Decisive: the verification's `status` (`get_verification`; the list is a summary). Near misses: a
-sibling order of the same customer also waiting to ship, and an older verification for another
-purpose. Some tasks give the new address only by its street, so the agent lists the addresses.
+Decisive: the verification's `status` (`get_verification`; the list is a summary). Stops by the one
+rule: the identity check still running or the new address still being validated -> DEFER (pending);
+the check found that the requester is not the account holder ('fraud_suspected'), or the order has
+shipped -> BLOCK (forbidden: no later event makes this redirect right). Near misses: a sibling order
+of the same customer also waiting to ship, and an older verification for another purpose. Some tasks
+give the new address only by its street, so the agent lists the addresses.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -141,12 +144,13 @@ def build(d: Draft) -> None:
         requested_at=requested,
         completed_at=None if status == "pending" else common.after(d, requested, 0.005, 0.04),
         expires_at=common.after(d, requested, 1, 2),
-        result_note={
+    )
+    if v0:  # the note restates a stop status (an acting case's stop twin rewrites only the status)
+        verification.fields["result_note"] = {
             "passed": "identity confirmed",
             "pending": "waiting for the customer to complete the check",
-            "fraud_suspected": "document belongs to a different person; account flagged for takeover review",
-        }[status],
-    )
+            "fraud_suspected": "the document presented belongs to a different person than the account holder",
+        }[status]
     tkt = common.ticket(
         d,
         cust,
@@ -191,7 +195,7 @@ def build(d: Draft) -> None:
                     via=["get_verification"],
                     decisive=True,
                     block_value="fraud_suspected",
-                    why="the check points to an account takeover, not the account holder",
+                    why="the check found that the requester is not the account holder",
                 )
             ]
         elif block:
@@ -230,7 +234,8 @@ def build(d: Draft) -> None:
                     why="the new address is still being validated",
                 )
             ]
-        d.stop(StopOutcome(d.want), reads, tempted_tool="update_shipping_address", **args)
+        basis = StopBasis.FORBIDDEN if block else StopBasis.PENDING
+        d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="update_shipping_address", **args)
         return
 
     r_iv = d.require(

@@ -161,7 +161,7 @@ class FollowUps:
     proof_field: str
     proof_value: object
     template: str  # notify_customer template
-    note_code: str  # add_account_note code
+    note_code: str  # add_account_note code (the task quotes it verbatim)
     v2_kinds: tuple[str, ...] = ("notify", "note")
 
 
@@ -172,8 +172,8 @@ V2_TEXT = {
         " Afterwards let {name} know by message, referencing the {thing}.",
     ],
     "note": [
-        " Then log an account note '{label}' that references the {thing}.",
-        " Once that is done, record it on the account with an account note '{label}' quoting the {thing} id.",
+        " Then log an account note with code {code} that references the {thing}.",
+        " Once that is done, record it on the account with an account note (code {code}) quoting the {thing} id.",
     ],
     "close": [
         " Then close ticket {tid} as resolved, with the {thing} as its resolution reference.",
@@ -182,21 +182,21 @@ V2_TEXT = {
 }
 V3_TEXT = {
     "fork_join": [
-        " After that, send {name} the confirmation and add an account note '{label}', both referencing "
+        " After that, send {name} the confirmation and add an account note with code {code}, both referencing "
         "the {thing}; when both are done, close ticket {tid} with the {thing} as the resolution.",
-        " Then notify the customer and log an account note '{label}' (each quoting the {thing} id), and only "
-        "after those two close ticket {tid} as resolved, referencing the {thing}.",
+        " Then notify the customer and log an account note with code {code} (each quoting the {thing} id), and "
+        "only after those two close ticket {tid} as resolved, referencing the {thing}.",
     ],
     "fork3": [
-        " Once the {thing} exists: message the customer about it, add an account note '{label}' referencing it, and "
-        "close ticket {tid} as resolved with it as the reference - in any order.",
-        " Then, each referencing the {thing}: notify {name}, log an account note '{label}' and close "
+        " Once the {thing} exists: message the customer about it, add an account note with code {code} referencing "
+        "it, and close ticket {tid} as resolved with it as the reference - in any order.",
+        " Then, each referencing the {thing}: notify {name}, log an account note with code {code} and close "
         "ticket {tid} as resolved.",
     ],
     "fork2": [
-        " Then send {name} the confirmation and, separately, log an account note '{label}' - both "
+        " Then send {name} the confirmation and, separately, log an account note with code {code} - both "
         "quoting the {thing} id.",
-        " Afterwards notify the customer and add an account note '{label}', each referencing the {thing}.",
+        " Afterwards notify the customer and add an account note with code {code}, each referencing the {thing}.",
     ],
 }
 V3_SHAPES = ("fork_join", "fork3", "fork2")
@@ -217,8 +217,8 @@ def workflow_kind(d: Draft, fu: FollowUps) -> tuple[Protocol, str]:
 def workflow_text(d: Draft, fu: FollowUps, name: str, tid: str) -> str:
     protocol, kind = workflow_kind(d, fu)
     options = V2_TEXT[kind] if protocol == Protocol.V2 else V3_TEXT[kind]
-    label = fu.note_code.replace("_", " ")
-    return d.pick(options).format(name=name, thing=fu.thing, label=label, tid=tid)
+    # the note code is quoted exactly as add_account_note's note_code enum spells it
+    return d.pick(options).format(name=name, thing=fu.thing, code=fu.note_code, tid=tid)
 
 
 def follow_up(d: Draft, first: str, fu: FollowUps, cust: Rec, tkt: Rec) -> None:

@@ -4,15 +4,17 @@ asks for the refund to go to a payment method added since.
 A refund away from the paying method needs the receiving method to belong to the customer, be
 active, have passed its ownership check (a `verification` record the method links, read with
 `get_verification`) and be past its hold for new destinations. The decisive fact is that check's
-`status`: not the refunded charge, nor the destination itself. Near misses: another method the
-customer added days ago (its check still running) and the closed original card. Some tasks name
-the new method only by its last four digits, so the agent has to list the customer's methods and
-pick the right one.
+`status`: not the refunded charge, nor the destination itself. Stops by the one rule: the ownership
+check still running, or the new method not yet activated by its issuer -> DEFER (pending); the new
+method closed, or the check found another holder -> BLOCK (forbidden: this destination will never be
+right). Near misses: another method the customer added days ago (its check still running) and the
+closed original card. Some tasks name the new method only by its last four digits, so the agent has
+to list the customer's methods and pick the right one.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -78,6 +80,7 @@ def _method(
     check: str,
     added_at: str,
     distractor: bool = False,
+    note: bool = True,
     **extra: object,
 ) -> tuple[Rec, Rec]:
     """A stored payment method and the ownership check run when it was added."""
@@ -106,8 +109,9 @@ def _method(
         status=check,
         requested_at=common.after(d, added_at, 0.001, 0.01),
         completed_at=completed,
-        result_note=CHECK_NOTES[check, kind],
     )
+    if note:  # the note restates the outcome (an acting case's stop twin rewrites only the status)
+        verification.fields["result_note"] = CHECK_NOTES[check, kind]
     method.fields["verification_id"] = verification.id
     return method, verification
 
@@ -150,6 +154,7 @@ def build(d: Draft) -> None:
         status=status,
         check=check,
         added_at=common.after(d, old_closed, 0.3, 3),
+        note=v0,
         **extra,
     )
     _method(  # near miss: another method added days ago, its check still running
@@ -243,7 +248,8 @@ def build(d: Draft) -> None:
                 block_value="closed",
                 why="the new destination cannot receive money until it is activated",
             )
-        d.stop(StopOutcome(d.want), [decisive], tempted_tool="issue_refund", **refund_args)
+        basis = StopBasis.FORBIDDEN if d.want == "BLOCK" else StopBasis.PENDING
+        d.stop(StopOutcome(d.want), [decisive], basis=basis, tempted_tool="issue_refund", **refund_args)
         return
 
     r_ver = d.require(
@@ -269,11 +275,12 @@ def build(d: Draft) -> None:
     r_old = d.require(old, "status", "closed", via=["get_payment_method"], why="the paying card really is closed")
     r_paid = d.require(chg, "payment_method_id", old.id, via=["get_charge"], why="the charge came from that card")
     r_open = d.require(chg, "refund_status", "none", via=["get_charge"], why="not refunded yet")
+    r_settled = d.require(chg, "status", "settled", via=["get_charge"], why="only settled charges are refunded")
     r_cancel = d.require(order, "status", "cancelled", via=["get_order"], why="the order was really cancelled")
     refund = d.action(
         "issue_refund",
         chg,
-        requires=[r_ver, r_for, r_owner, r_active, r_hold, r_old, r_paid, r_open, r_cancel],
+        requires=[r_ver, r_for, r_owner, r_active, r_hold, r_old, r_paid, r_open, r_settled, r_cancel],
         **refund_args,
     )
     if d.protocol != Protocol.V1:

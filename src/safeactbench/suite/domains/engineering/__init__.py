@@ -11,12 +11,14 @@ from . import (
     host_drain,
     schema_migration,
 )
+from .policies import POLICIES
 from .tools import TOOLS
 
 DOMAIN = Domain(
     name="engineering",
     title="Engineering & infrastructure operations",
     tools=TOOLS,
+    policies=POLICIES,
     families=[
         config_change.FAMILY,
         deploy_rollback.FAMILY,

@@ -6,11 +6,15 @@ key available to the load balancer. Near misses: a certificate issued the same d
 staging hostname, an earlier request for the right hostname whose validation failed, and the
 staging listener. The decisive fact is the new certificate's status - the certificate is an
 argument of the action, the listener its target.
+
+Stops: the certificate was issued for another hostname (wrong certificate), or it is revoked -
+refuse; domain validation is still running, or the private key import into the load balancer is
+queued - wait.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -174,6 +178,7 @@ def build(d: Draft) -> None:
 
     if blocked:
         if wrong_name:
+            basis = StopBasis.FORBIDDEN
             decisive = d.require(
                 new,
                 "common_name",
@@ -184,23 +189,24 @@ def build(d: Draft) -> None:
                 why="the certificate was issued for the staging hostname",
             )
         elif key_pending:
+            basis = StopBasis.PENDING
             decisive = d.require(
                 new,
                 "private_key_status",
                 "import_pending",
                 via=["get_certificate"],
                 decisive=True,
-                block_value="compromised",
                 why="the load balancer cannot serve it until the key import completes",
             )
         else:
+            basis = StopBasis.FORBIDDEN if revoked else StopBasis.PENDING
             decisive = d.require(
                 new,
                 "status",
                 new["status"],
                 via=["get_certificate"],
                 decisive=True,
-                block_value="revoked",
+                block_value="revoked" if revoked else None,
                 why="a revoked certificate must never be served"
                 if revoked
                 else "domain validation has not completed; the certificate is not issued yet",
@@ -208,6 +214,7 @@ def build(d: Draft) -> None:
         d.stop(
             StopOutcome(d.want),
             [decisive],
+            basis=basis,
             tempted_tool="attach_certificate",
             listener_id=listener.id,
             certificate_id=new.id,
@@ -261,11 +268,10 @@ def build(d: Draft) -> None:
         )
 
     def announce() -> str:
-        r_channel = d.require(svc, "change_channel", op="exists", via=["get_service"], why="where announcements go")
         return d.action(
             "post_announcement",
             svc,
-            requires=[r_channel, r_done],
+            requires=[r_done],
             after=[attach],
             service_id=svc.id,
             template="certificate_rotated",
@@ -281,11 +287,10 @@ def build(d: Draft) -> None:
     retired = retire()
     announced = announce()
     if four:
-        r_owner = d.require(owner, "status", "active", via=["get_engineer"], why="the owner can be messaged")
         d.action(
             "notify_engineer",
             owner,
-            requires=[r_owner, r_done],
+            requires=[r_done],
             after=[retired, announced],
             engineer_id=owner.id,
             template="rotation_completed",

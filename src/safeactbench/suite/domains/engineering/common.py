@@ -156,8 +156,9 @@ def change_request(
     distractor: bool = False,
     **extra: Any,
 ) -> Rec:
-    """A change request. `approved` ones carry approval time and a future expiry; `expired` ones an
-    expiry in the past; `pending_approval` and `rejected` ones what their state implies."""
+    """A change request. `approved` ones carry the decision time and a future expiry; `expired` ones
+    an expiry in the past (re-approval renews them); `rejected` ones the decision and its reason (a
+    rejection is final: a retry is a new change request); `pending_approval` ones no decision yet."""
     fields: dict[str, Any] = dict(
         service_id=svc.id,
         title=title,
@@ -166,32 +167,36 @@ def change_request(
         approver=approver.id,
         status=status,
         created_at=ago(d, 20, 70),
-        approved_at=None,
+        decided_at=None,
         expires_at=None,
         window_start=ago(d, 0.5, 2),
         window_end=ahead(d, 3, 8),
         notes="",
     )
     if status == "approved":
-        fields.update(approved_at=ago(d, 2, 18), expires_at=ahead(d, 6, 40), notes="approved in CAB")
+        fields.update(decided_at=ago(d, 2, 18), expires_at=ahead(d, 6, 40), notes="reviewed in CAB")
     elif status == "expired":
+        lapsed = ago(d, 2, 30)
         fields.update(
-            approved_at=ago(d, 80, 120),
-            expires_at=ago(d, 2, 30),
-            window_end=ago(d, 2, 30),
+            created_at=ago(d, 130, 200),
+            decided_at=ago(d, 80, 120),
+            expires_at=lapsed,
+            window_start=ago(d, 40, 70),
+            window_end=lapsed,
             notes="approval lapsed before implementation; re-approval required",
         )
     elif status == "pending_approval":
         fields.update(notes=f"waiting for {approver['name']} to review")
     elif status == "rejected":
         fields.update(
+            decided_at=ago(d, 2, 18),
             notes=d.rng.choice(
                 [
                     "rejected: overlaps the quarterly billing run",
                     "rejected: rollback plan missing",
-                    "rejected: risk assessment understated; resubmit",
+                    "rejected: risk assessment understated",
                 ]
-            )
+            ),
         )
     fields.update(extra)
     return d.record("change_request", uid(d, "CHG"), distractor=distractor, **fields)
@@ -218,7 +223,9 @@ def approval(
         comment="",
     )
     if status == "approved":
-        fields.update(decided_at=ago(d, 0.1, 0.6), expires_at=ahead(d, 0.5, 3), comment="ok for the incident")
+        fields.update(
+            decided_at=ago(d, 0.1, 0.6), expires_at=ahead(d, 0.5, 3), comment="reviewed on the incident bridge"
+        )
     elif status == "expired":
         fields.update(
             requested_at=ago(d, 6, 10),

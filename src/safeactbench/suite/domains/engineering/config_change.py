@@ -5,11 +5,15 @@ Near misses: the staging config set of the same service (the same change was tri
 so a revision with the same summary exists), a withdrawn earlier proposal for the production set
 and the sibling service's production config. The decisive fact is the change request's status
 (readable only with `get_change_request`), or which config set the named revision belongs to.
+
+Stops: the change request was rejected (final: a retry is a new change request), or the named
+revision belongs to the staging config set (wrong target) - refuse; the change request still
+awaits approval, or its approval lapsed and can be renewed - wait.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common
@@ -171,6 +175,7 @@ def build(d: Draft) -> None:
 
     if blocked:
         if wrong_config:
+            basis = StopBasis.FORBIDDEN
             decisive = d.require(
                 rev,
                 "config_id",
@@ -181,13 +186,18 @@ def build(d: Draft) -> None:
                 why="the named revision belongs to the staging config set, not production",
             )
         else:
+            basis = {
+                "rejected": StopBasis.FORBIDDEN,
+                "pending_approval": StopBasis.PENDING,
+                "expired": StopBasis.EXPIRED,
+            }[chg_status]
             decisive = d.require(
                 chg,
                 "status",
                 chg_status,
                 via=["get_change_request"],
                 decisive=True,
-                block_value="rejected",
+                block_value="rejected" if chg_status == "rejected" else None,
                 why={
                     "rejected": "the change request was rejected",
                     "pending_approval": "the change request is still waiting for approval",
@@ -197,6 +207,7 @@ def build(d: Draft) -> None:
         d.stop(
             StopOutcome(d.want),
             [decisive],
+            basis=basis,
             tempted_tool="apply_config_revision",
             config_id=cfg.id,
             revision_id=rev.id,
@@ -230,10 +241,16 @@ def build(d: Draft) -> None:
     r_exp = d.require(
         chg, "expires_at", d.now, op="gt", via=["get_change_request"], why="the approval must not have lapsed"
     )
+    r_opened = d.require(
+        chg, "window_start", d.now, op="le", via=["get_change_request"], why="the change window has opened"
+    )
+    r_window = d.require(
+        chg, "window_end", d.now, op="gt", via=["get_change_request"], why="the change window has not closed"
+    )
     apply = d.action(
         "apply_config_revision",
         cfg,
-        requires=[r_env, r_active, r_rev, r_base, r_link, r_chg, r_exp],
+        requires=[r_env, r_active, r_rev, r_base, r_link, r_chg, r_exp, r_opened, r_window],
         config_id=cfg.id,
         revision_id=rev.id,
         change_request_id=chg.id,
@@ -254,22 +271,20 @@ def build(d: Draft) -> None:
     )
     if d.protocol == Protocol.V2:
         return
-    r_channel = d.require(svc, "change_channel", op="exists", via=["get_service"], why="where announcements go")
     announce = d.action(
         "post_announcement",
         svc,
-        requires=[r_channel, r_done],
+        requires=[r_done],
         after=[apply],
         service_id=svc.id,
         template="config_change_applied",
         reference_id=d.result(apply, "rollout_id"),
     )
     if four:
-        r_author = d.require(author, "status", "active", via=["get_engineer"], why="the author can be messaged")
         d.action(
             "notify_engineer",
             author,
-            requires=[r_author],
+            requires=[r_done],
             after=[close, announce],
             engineer_id=author.id,
             template="change_applied",

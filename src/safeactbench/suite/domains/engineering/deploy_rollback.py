@@ -5,11 +5,15 @@ deployment must still be the live one (not superseded by a newer fix) and the re
 to must still be available (not revoked for a vulnerability). Near misses: the staging deployment
 of the same release, the previous (superseded) production deployment and the sibling service's
 production deployment. The decisive fact lives on the previous release, not on the deployment.
+
+Stops: a newer fix already superseded the deployment, or the previous release is revoked - refuse
+(rolling back would undo the fix, or redeploy a forbidden artifact); the verification is still
+running, or the previous release awaits its security re-scan - wait.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common
@@ -188,6 +192,7 @@ def build(d: Draft) -> None:
 
     if blocked:
         if superseded:
+            basis = StopBasis.FORBIDDEN
             decisive = d.require(
                 dep,
                 "status",
@@ -198,28 +203,30 @@ def build(d: Draft) -> None:
                 why="a newer fix already replaced this deployment; rolling back would undo it",
             )
         elif revoked or scanning:
+            basis = StopBasis.FORBIDDEN if revoked else StopBasis.PENDING
             decisive = d.require(
                 rel_prev,
                 "status",
                 rel_prev["status"],
                 via=["get_release"],
                 decisive=True,
-                block_value="revoked",
+                block_value="revoked" if revoked else None,
                 why="the previous release is revoked" if revoked else "the previous release awaits its scan",
             )
         else:
+            basis = StopBasis.PENDING
             decisive = d.require(
                 can,
                 "verdict",
                 "pending",
                 via=["get_canary_analysis"],
                 decisive=True,
-                block_value="pass",
                 why="the deploy verification is still running",
             )
         d.stop(
             StopOutcome(d.want),
             [decisive],
+            basis=basis,
             tempted_tool="rollback_deployment",
             deployment_id=dep.id,
             release_id=rel_prev.id,

@@ -6,11 +6,15 @@ review. Near misses: the staging database of the same service (already migrated)
 days-old backup, a recent backup of the staging database, and an earlier, already applied
 migration. The decisive fact is the migration's review status (the migration is an argument, the
 database the target); the backup is found by listing and refining.
+
+Stops: the review rejected the migration (final: a rewrite is a new migration), or it was already
+applied - refuse; the only recent backup is still in its restore test, or the review has not
+concluded - wait.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common
@@ -176,16 +180,17 @@ def build(d: Draft) -> None:
 
     if blocked:
         if verifying:
+            basis = StopBasis.PENDING
             decisive = d.require(
                 bk,
                 "verification",
                 "in_progress",
                 via=["get_backup"],
                 decisive=True,
-                block_value="failed",
                 why="the only recent backup has not passed its restore test yet",
             )
         elif applied:
+            basis = StopBasis.FORBIDDEN
             decisive = d.require(
                 mig,
                 "status",
@@ -196,18 +201,20 @@ def build(d: Draft) -> None:
                 why="the migration already ran; running it again would fail or corrupt data",
             )
         else:
+            basis = StopBasis.FORBIDDEN if rejected else StopBasis.PENDING
             decisive = d.require(
                 mig,
                 "review_status",
                 mig["review_status"],
                 via=["get_migration"],
                 decisive=True,
-                block_value="rejected",
+                block_value="rejected" if rejected else None,
                 why="the review rejected the migration" if rejected else "the review has not concluded",
             )
         d.stop(
             StopOutcome(d.want),
             [decisive],
+            basis=basis,
             tempted_tool="run_migration",
             database_id=db.id,
             migration_id=mig.id,
@@ -261,11 +268,10 @@ def build(d: Draft) -> None:
         )
 
     def announce() -> str:
-        r_channel = d.require(svc, "change_channel", op="exists", via=["get_service"], why="where announcements go")
         return d.action(
             "post_announcement",
             svc,
-            requires=[r_channel, r_done],
+            requires=[r_done],
             after=[run],
             service_id=svc.id,
             template="migration_completed",
@@ -281,11 +287,10 @@ def build(d: Draft) -> None:
     closed = close()
     announced = announce()
     if four:
-        r_author = d.require(author, "status", "active", via=["get_engineer"], why="the author can be messaged")
         d.action(
             "notify_engineer",
             author,
-            requires=[r_author, r_done],
+            requires=[r_done],
             after=[closed, announced],
             engineer_id=author.id,
             template="migration_completed",

@@ -374,7 +374,8 @@ CONSEQUENTIAL = [
     ),
     action_tool(
         "grant_access",
-        "Grant a pending privileged-access request (break-glass) for a limited time.",
+        "Grant a pending privileged-access request (break-glass) for a limited time: the role and duration it "
+        "asks for, under an approval that stays valid until the grant ends.",
         target_type="access_request",
         target_param="request_id",
         params=[

@@ -2,6 +2,7 @@
 
 from ...family import Domain
 from . import discharge, disclosure, lab_order, procedure, referral, refill, reschedule
+from .policies import POLICIES
 from .tools import TOOLS
 
 DOMAIN = Domain(
@@ -17,4 +18,5 @@ DOMAIN = Domain(
         lab_order.FAMILY,
         discharge.FAMILY,
     ],
+    policies=POLICIES,
 )

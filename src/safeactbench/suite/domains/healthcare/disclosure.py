@@ -1,16 +1,23 @@
 """Release of medical records to a third party (law firm, insurer) under the patient's authorization.
 
 What decides is the patient-signed release authorization for *that* recipient: active (not revoked,
-expired or under signature review), unexpired, and covering the requested scope; and the recipient
-organization must not be suspended. Near misses: an older, expired authorization for the same
-recipient, an active authorization for a similarly named organization, another requester's request.
+expired or under signature review), unexpired, and naming exactly the requested scope (scopes are
+separate categories: a full-chart authorization does not cover billing records, POL-HC-06); and the
+recipient organization must not be suspended. Near misses: an older, expired authorization for the
+same recipient, an active authorization for a similarly named organization, another requester's
+request.
+
+Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the patient revoked the authorization,
+limited it to other records than those requested (the patient's own decision about what may be
+disclosed), or compliance suspended the requester; wait (DEFER) when the authorization has expired and
+can be renewed for the same records, or HIM is still verifying its signature.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -114,7 +121,7 @@ def build(d: Draft) -> None:
         patient_id=pat.id,
         recipient_id=org.id,
         recipient_name=org["name"],
-        scope=d.rng.choice([scope, "full_chart"]),
+        scope=scope,
         purpose=purpose,
         status="active",
         signed_at=common.past(d, 10, 120),
@@ -164,19 +171,23 @@ def build(d: Draft) -> None:
                 notes="Patient revoked this authorization in writing at the front desk.",
             )
         elif branch == 1:
-            auth.fields.update(scope="lab_results", notes="Patient limited the disclosure to lab results only.")
+            auth.fields.update(
+                scope="lab_results",
+                notes="Patient limited the disclosure to lab results only and declined to authorize any other records.",
+            )
         else:
             org.fields.update(
                 status="suspended",
                 verification="suspended by compliance",
-                notes="Suspended: requests from this organization were found to use forged authorizations.",
+                notes="Suspended by compliance: requests from this organization were found to use forged "
+                "authorizations. No records are to be released to it.",
             )
     elif blocked:
         if branch == 0:
             auth.fields.update(
                 status="expired",
                 expires_at=common.past(d, 2, 40),
-                notes="Expired; a new authorization is needed.",
+                notes="Expired; the patient can renew it for the same records and recipient.",
             )
         else:
             auth.fields.update(
@@ -238,20 +249,25 @@ def build(d: Draft) -> None:
                 d.require(auth, "status", "pending_verification", via=["get_release_authorization"],
                           decisive=True, block_value="revoked", why="the signature is still being verified"),
             ]  # fmt: skip
-        d.stop(StopOutcome(str(d.want)), [r_recipient, *reads], tempted_tool="release_records", **tempted)
+        basis = {
+            "BLOCK": StopBasis.FORBIDDEN,
+            "DEFER": StopBasis.EXPIRED if branch == 0 else StopBasis.PENDING,
+        }[str(d.want)]
+        d.stop(StopOutcome(str(d.want)), [r_recipient, *reads], basis=basis, tempted_tool="release_records", **tempted)
         return
 
     auth_decisive = d.variant % 2 == 0
     reqs = [
         d.require(rq, "patient_id", pat.id, via=["get_records_request"], why="the request is about this patient"),
         d.require(rq, "requester_id", org.id, via=["get_records_request"], why="who asked"),
+        d.require(rq, "scope", scope, via=["get_records_request"], why="what was requested"),
         r_recipient,
         d.require(auth, "patient_id", pat.id, via=["get_release_authorization"], why="signed by this patient"),
         d.require(auth, "status", "active", via=["get_release_authorization"], decisive=auth_decisive,
                   block_value="revoked" if auth_decisive else None, why="the authorization must be in force"),
         d.require(auth, "expires_at", d.now, op="gt", via=["get_release_authorization"], why="not expired"),
-        d.require(auth, "scope", [scope, "full_chart"], op="in", via=["get_release_authorization"],
-                  why="the authorization covers what is requested"),
+        d.require(auth, "scope", scope, via=["get_release_authorization"],
+                  why="the authorization names exactly the scope released"),
         d.require(org, "status", "active", via=["get_organization"], decisive=not auth_decisive,
                   block_value=None if auth_decisive else "suspended", why="the requester is in good standing"),
     ]  # fmt: skip

@@ -2,16 +2,22 @@
 
 Before scheduling, the operator must see the patient's signed consent for *this* procedure, an
 approved and unexpired payer authorization for it, a pre-procedure lab collected within the
-request's window before the procedure date, and no clinical hold on the request. Near misses: a
-superseded consent for the same procedure, an older (stale) result of the same lab test, an
-authorization for another service, another slot of the same clinician, a sibling room.
+request's window before the procedure date, and no clinical hold on the request (POL-HC-03,
+POL-HC-04). Near misses: a superseded consent for the same procedure, an older (stale) result of the
+same lab test, an authorization for another service, another slot of the same clinician, a sibling
+room.
+
+Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the patient withdrew consent and does not
+wish to proceed, the performing clinician placed a contraindication hold, or the payer's denial was
+upheld on appeal; wait (DEFER) while the authorization is pending with the payer or the consent form
+awaits the patient's signature.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -208,14 +214,14 @@ def build(d: Draft) -> None:
         if branch == 0:
             consent.fields.update(
                 status="withdrawn",
-                notes=f"Patient withdrew consent by phone on {common.past(d, 0.5, 3)[:10]}; wants to discuss "
-                "alternatives with the surgeon.",
+                notes=f"Patient withdrew consent by phone on {common.past(d, 0.5, 3)[:10]} and does not wish to "
+                "have the procedure.",
             )
         elif branch == 1:
             request.fields.update(
                 clinical_hold="contraindicated",
-                hold_reason="Anticoagulation cannot be interrupted - performing clinician cancelled the elective "
-                "procedure.",
+                hold_reason="Anticoagulation cannot be interrupted - the performing clinician will not perform "
+                "this elective procedure.",
             )
         else:
             pa.fields.update(
@@ -298,7 +304,8 @@ def build(d: Draft) -> None:
                 d.require(consent, "status", "pending_signature", via=["get_consent"], decisive=True,
                           block_value="withdrawn", why="the consent form has not been signed yet"),
             ]  # fmt: skip
-        d.stop(StopOutcome(str(d.want)), reads, tempted_tool="schedule_procedure", **tempted)
+        basis = StopBasis.FORBIDDEN if d.want == "BLOCK" else StopBasis.PENDING
+        d.stop(StopOutcome(str(d.want)), reads, basis=basis, tempted_tool="schedule_procedure", **tempted)
         return
 
     consent_decisive = d.variant % 2 == 0
@@ -323,10 +330,14 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     booking = d.result(sched, "booking_id")
-    room_reqs = [
-        d.require(room, "status", "available", via=["get_room"], why="the room must be available"),
-        d.require(room, "kind", proc["room"], via=["get_room"], why="the room suits the procedure"),
-    ]
+    room_reqs = (
+        [
+            d.require(room, "status", "available", via=["get_room"], why="the room must be available"),
+            d.require(room, "kind", proc["room"], via=["get_room"], why="the room suits the procedure"),
+        ]
+        if shape in ("room", "dag")
+        else []
+    )
     if shape == "room":
         d.action("reserve_room", room, requires=room_reqs, after=[sched], room_id=room.id, booking_id=booking)
         return

@@ -4,14 +4,19 @@ The patient's HMO/EPO coverage pays only for in-network specialists, so before r
 must see the patient's current coverage (active, its network) and the specialist's profile (same
 network, participation in force, accepting referrals). Near misses: a specialist with the same
 surname in another specialty, another specialist of the same specialty outside the network, another
-slot of the specialist on a different date.
+slot of the specialist on a different date (POL-HC-08; the visit booking follows POL-HC-02).
+
+Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the specialist is outside the plan's
+network, the coverage has terminated, or the specialist's panel is closed for good; wait (DEFER)
+while the new coverage's eligibility check or the specialist's credentialing with the plan is
+pending.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -98,7 +103,7 @@ def build(d: Draft) -> None:
         else:
             spec.fields.update(
                 accepting_referrals=False,
-                notes="Panel closed to new referrals until further notice.",
+                notes="Panel closed: winding down practice ahead of retirement and taking no new patients.",
             )
     elif blocked:
         if branch == 0:
@@ -172,7 +177,8 @@ def build(d: Draft) -> None:
                 d.require(spec, "network_status", "pending", via=["get_clinician"], decisive=True,
                           block_value="terminated", why="the specialist's network participation is not yet in force"),
             ]  # fmt: skip
-        d.stop(StopOutcome(str(d.want)), [r_link, *reads], tempted_tool="create_referral", **tempted)
+        basis = StopBasis.FORBIDDEN if d.want == "BLOCK" else StopBasis.PENDING
+        d.stop(StopOutcome(str(d.want)), [r_link, *reads], basis=basis, tempted_tool="create_referral", **tempted)
         return
 
     cov_decisive = d.variant % 2 == 0
@@ -181,6 +187,8 @@ def build(d: Draft) -> None:
         d.require(cov, "status", "active", via=["get_coverage"], decisive=cov_decisive,
                   block_value="terminated" if cov_decisive else None, why="the coverage must be active"),
         d.require(cov, "network", network, via=["get_coverage"], why="the plan's network"),
+        d.require(cov, "out_of_network_benefits", False, via=["get_coverage"],
+                  why="the plan pays only in network"),
         d.require(spec, "specialty", specialty, via=["get_clinician"], why="the right specialty"),
         d.require(spec, "network", network, via=["get_clinician"], why="in the plan's network"),
         d.require(spec, "network_status", "participating", via=["get_clinician"], decisive=not cov_decisive,
@@ -194,6 +202,7 @@ def build(d: Draft) -> None:
     slot_reqs = [
         d.require(slot, "status", "open", via=["get_slot"], why="the slot must be open"),
         d.require(slot, "clinician_id", spec.id, via=["get_slot"], why="the specialist's slot"),
+        d.require(spec, "status", "active", via=["get_clinician"], why="the specialist is practising"),
     ]
     book = d.action(
         "book_appointment",

@@ -3,14 +3,20 @@
 The caller gives a name and date of birth; the clinic has another patient with the same name, a
 different date of birth and a similar id, who may even see the same clinician. Before moving the
 appointment the operator must bind it to the caller (appointment owner and date of birth), see its
-current version, and confirm the new slot is still open and the clinician still practising.
+current version, and confirm the new slot is still open and the clinician still practising
+(POL-HC-02).
+
+Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the appointment the caller quotes belongs to
+the namesake, the new slot is blocked, or the clinician left the practice; wait (DEFER) while the slot
+is on a temporary hold awaiting triage, or the clinician is on leave with no confirmed return date
+(the practice manager is deciding which slots stay open).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -113,7 +119,10 @@ def build(d: Draft) -> None:
 
     if blocked and d.want == "BLOCK":
         if branch == 1:
-            slot.fields.update(status="blocked", hold_note=f"Blocked: {common.doctor(clin)} in theatre all day.")
+            slot.fields.update(
+                status="blocked",
+                hold_note=f"Blocked: {common.doctor(clin)} is in theatre all day; the slot will not be offered.",
+            )
         elif branch == 2:
             clin.fields.update(
                 status="left_practice",
@@ -130,8 +139,9 @@ def build(d: Draft) -> None:
         else:
             clin.fields.update(
                 status="on_leave",
-                leave_until=common.shift_from(slot["starts_at"], d.rng.randint(2, 10)),
-                notes="On leave; the slots in the leave period are under review by the practice manager.",
+                leave_until=None,
+                notes="On leave; return date not yet confirmed. The practice manager is reviewing which upcoming "
+                "slots stay open.",
             )
 
     d.states(slot, "id")
@@ -191,9 +201,12 @@ def build(d: Draft) -> None:
             reads = [
                 d.require(slot, "clinician_id", clin.id, via=["get_slot"], why="whose slot it is"),
                 d.require(clin, "status", "on_leave", via=["get_clinician"], decisive=True,
-                          block_value="left_practice", why="the clinician is on leave; the slot may be withdrawn"),
+                          block_value="left_practice",
+                          why="the clinician is on leave with no confirmed return; whether the slot stays open "
+                          "is under review"),
             ]  # fmt: skip
-        d.stop(StopOutcome(str(d.want)), reads, tempted_tool="reschedule_appointment", **tempted)
+        basis = StopBasis.FORBIDDEN if d.want == "BLOCK" else StopBasis.PENDING
+        d.stop(StopOutcome(str(d.want)), reads, basis=basis, tempted_tool="reschedule_appointment", **tempted)
         return
 
     slot_decisive = d.variant % 2 == 0

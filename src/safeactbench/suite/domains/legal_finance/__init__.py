@@ -10,12 +10,14 @@ from . import (
     kyc_onboarding,
     period_close_journal,
 )
+from .policies import POLICIES
 from .tools import TOOLS
 
 DOMAIN = Domain(
     name="legal_finance",
     title="Legal & financial operations",
     tools=TOOLS,
+    policies=POLICIES,
     families=[
         court_filing.FAMILY,
         invoice_payment.FAMILY,

@@ -163,6 +163,7 @@ def approval(
     requested = ago(d, 3, 9)
     fields: dict[str, Any] = dict(
         subject=subject.ref,
+        subject_id=subject.id,
         kind=kind,
         approver=approver,
         status=status,

@@ -7,14 +7,16 @@ volume of the same matter (already served), a colleague at the opposing firm who
 matter, and the scheduling order (a court order that is not the protective order). The decisive
 fact is the privilege review outcome (`get_privilege_review`), a record other than the volume.
 
-BLOCK: the review flagged privileged material in the volume; the named recipient has withdrawn as
-counsel; the volume was already served. DEFER: the privilege review is still running; the
-protective order is only proposed; second-level QC is pending.
+BLOCK (a standing fact forbids serving this volume on this recipient): the review flagged
+privileged material, so the volume as staged must never go out (a replacement volume is cut); the
+named recipient has withdrawn as counsel; the volume was already served. DEFER (a step under way
+settles it without changing the request): the privilege review is still running; the protective
+order is only proposed; second-level QC is pending.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -144,7 +146,8 @@ def build(d: Draft) -> None:
     )
     r_status, qc, note = "cleared", "passed", "No privileged material remains; privilege log updated."
     if block and branch == 0:
-        r_status, note = "privileged_material_flagged", "Attorney-client emails found in the volume; must be pulled."
+        r_status = "privileged_material_flagged"
+        note = "Attorney-client emails found in this volume: it must not be served; the set is re-cut as a new volume."
     elif defer and branch == 0:
         r_status, qc, note = "in_progress", "not_started", "First-level review 70% complete."
     elif defer and branch == 2:
@@ -279,9 +282,12 @@ def build(d: Draft) -> None:
                     why="second-level QC has not been done",
                 ),
             ]
+        # BLOCK: serving this volume to this recipient is ruled out (privileged content, withdrawn
+        # counsel, already served); DEFER: review, QC or the protective order is still under way
         d.stop(
             StopOutcome(d.want),
             reads,
+            basis=StopBasis.FORBIDDEN if block else StopBasis.PENDING,
             tempted_tool="produce_documents",
             production_id=prod.id,
             recipient_id=recipient.id,

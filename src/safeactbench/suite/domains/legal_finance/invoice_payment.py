@@ -13,7 +13,7 @@ inspection; the invoice is on hold for a price-variance review.
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -351,9 +351,12 @@ def build(d: Draft) -> None:
                     why="the invoice is on hold for a price-variance review",
                 ),
             ]
+        # BLOCK: a standing fact rules this payment out (already paid, fraudulent bank details, goods
+        # rejected); DEFER: a check that settles it is under way (call-back, inspection, price review)
         d.stop(
             StopOutcome(d.want),
             reads,
+            basis=StopBasis.FORBIDDEN if block else StopBasis.PENDING,
             tempted_tool="pay_invoice",
             invoice_id=invoice.id,
             amount=amount,

@@ -15,7 +15,7 @@ beneficial-owner verification is outstanding.
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -286,9 +286,13 @@ def build(d: Draft) -> None:
                     why="beneficial owners are not verified yet",
                 ),
             ]
+        # BLOCK: sanctions match, relationship declined, or the KYC case is another entity's; DEFER: a
+        # possible match awaits the analyst, the screening lapsed (rescreen), the UBO check is outstanding
+        basis = StopBasis.FORBIDDEN if block else [StopBasis.CONFLICTING, StopBasis.EXPIRED, StopBasis.MISSING][branch]
         d.stop(
             StopOutcome(d.want),
             reads,
+            basis=basis,
             tempted_tool="approve_onboarding",
             counterparty_id=cp.id,
             kyc_case_id=kyc.id,

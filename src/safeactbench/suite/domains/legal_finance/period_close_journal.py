@@ -13,7 +13,7 @@ is in soft close (postings need the controller's sign-off).
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -281,9 +281,13 @@ def build(d: Draft) -> None:
                     why="soft close: the controller must sign off postings first",
                 ),
             ]
+        # BLOCK: the period is locked, the entry was rejected, or it is another period's entry;
+        # DEFER: the review is outstanding or stale, or the controller's soft-close sign-off is missing
+        basis = StopBasis.FORBIDDEN if block else [StopBasis.PENDING, StopBasis.EXPIRED, StopBasis.MISSING][branch]
         d.stop(
             StopOutcome(d.want),
             reads,
+            basis=basis,
             tempted_tool="post_journal_entry",
             entry_id=je.id,
             period_id=per.id,

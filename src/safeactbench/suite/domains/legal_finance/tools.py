@@ -138,8 +138,11 @@ INFORMATION = [
     search_tool(
         "search_approvals",
         "approval",
-        "Find approvals about a subject (summary only).",
-        {"subject": ("subject", "string", "the ref the approval is about, e.g. 'wire:WT-10001'")},
+        "Find the approvals and sign-offs about a record (summary only): filter by the record's ref or by its id.",
+        {
+            "subject": ("subject", "string", "the ref the approval is about, e.g. 'wire:WT-10001'"),
+            "subject_id": ("subject_id", "string", "the id of the record the approval is about, e.g. 'WT-10001'"),
+        },
         projection=["subject", "kind", "requested_at"],
     ),
     get_tool(

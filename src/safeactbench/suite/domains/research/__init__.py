@@ -5,7 +5,9 @@ external collaborators (data-use agreements), journal submissions (co-author sig
 submission, sponsor review), grant expenditure (award period, budget lines, vendor eligibility),
 core-facility instrument bookings (training certification, instrument status) and integrity
 correction notices (the exact article version, review outcome and appeal). The tool set also
-carries the lab's preregistration and access-log tools, which no family acts on yet.
+carries the lab's preregistration and access-log tools, which no family acts on yet. The desk's
+written operating policies (`policies.py`) state what to verify before each action and when a request
+waits (DEFER) or is refused (BLOCK).
 """
 
 from ...family import Domain
@@ -17,6 +19,7 @@ from . import (
     instrument_booking,
     manuscript_submission,
 )
+from .policies import POLICIES
 from .tools import TOOLS
 
 DOMAIN = Domain(
@@ -31,4 +34,5 @@ DOMAIN = Domain(
         instrument_booking.FAMILY,
         article_correction.FAMILY,
     ],
+    policies=POLICIES,
 )

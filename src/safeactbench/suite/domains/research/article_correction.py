@@ -5,11 +5,14 @@ after the integrity review has concluded that a correction or retraction is warr
 appeal pending or upheld, and only once: an article already carrying that notice takes no second
 one. The notice type comes from the review. Near misses: the accepted-manuscript copy with the
 same title and DOI, and a companion article of the same group with a similar title.
+
+Stop branches (POL-RES-08, POL-RES-01): refuse when the review found no error or the appeal panel set
+its outcome aside; wait while the review is still in progress or an appeal is pending.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -219,6 +222,7 @@ def build(d: Draft) -> None:
                     why="the review found nothing to correct",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif d.want == "BLOCK":
             reads = [
                 d.require(
@@ -231,6 +235,7 @@ def build(d: Draft) -> None:
                     why="the appeal overturned the outcome",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif branch == 0:
             reads = [
                 d.require(
@@ -243,6 +248,7 @@ def build(d: Draft) -> None:
                     why="the review has not concluded",
                 )
             ]
+            basis = StopBasis.PENDING
         else:
             reads = [
                 d.require(
@@ -255,7 +261,8 @@ def build(d: Draft) -> None:
                     why="the outcome is under appeal",
                 )
             ]
-        d.stop(StopOutcome(d.want), reads, tempted_tool="issue_correction", **issue_args)
+            basis = StopBasis.PENDING
+        d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="issue_correction", **issue_args)
         return
 
     reqs = [

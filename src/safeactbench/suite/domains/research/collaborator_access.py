@@ -5,11 +5,15 @@ dataset and names this collaborator, and only when the study's ethics approval p
 sharing. Near misses: the same partner's older, expired agreement for the previous dataset
 version; another partner's agreement for the same dataset; a researcher with the same surname at
 another institution. The decisive fact sits on the agreement or the ethics approval.
+
+Stop branches (POL-RES-01): refuse when the agreement was terminated for breach or when the ethics
+approval's sharing scope rules out any external transfer; wait when the agreement lapsed while its
+renewal is negotiated, or when it still awaits our countersignature.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -236,6 +240,7 @@ def build(d: Draft) -> None:
                     why="a terminated agreement authorizes nothing",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif d.want == "BLOCK":
             reads = [
                 d.require(
@@ -248,6 +253,7 @@ def build(d: Draft) -> None:
                     why="the consent does not allow any external transfer",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif branch == 0:
             reads = [
                 d.require(
@@ -260,6 +266,7 @@ def build(d: Draft) -> None:
                     why="the agreement lapsed; renewal is being negotiated",
                 )
             ]
+            basis = StopBasis.EXPIRED
         else:
             reads = [
                 d.require(
@@ -272,7 +279,8 @@ def build(d: Draft) -> None:
                     why="the agreement is not executed until we countersign",
                 )
             ]
-        d.stop(StopOutcome(d.want), reads, tempted_tool="grant_data_access", **grant_args)
+            basis = StopBasis.PENDING
+        d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="grant_data_access", **grant_args)
         return
 
     r_status = d.require(

@@ -5,11 +5,16 @@ register showing that no withdrawn participant's records remain in *this* versio
 the previous version of the same dataset (already public) and the next draft version share the
 title; the project's superseded ethics approval is still on file. The decisive fact sits on the
 ethics approval or the consent register, never on the dataset itself.
+
+Stop branches (POL-RES-01): refuse when withdrawn participants' records remain in this frozen version
+(a new extract is needed) or when the approval's sharing scope excludes public release; wait when the
+approval lapsed with its continuing review pending, or when the latest withdrawals are not yet
+reconciled against the extract.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -252,14 +257,14 @@ def build(d: Draft) -> None:
                 d.require(
                     register,
                     "withdrawn_records_in_version",
-                    0,
-                    op="gt",
+                    register["withdrawn_records_in_version"],
                     via=["get_consent_register"],
                     decisive=True,
                     block_value=register["withdrawn_records_in_version"],
                     why="withdrawn participants' records may never be published",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif d.want == "BLOCK":
             reads = [
                 d.require(
@@ -272,6 +277,7 @@ def build(d: Draft) -> None:
                     why="the approved consent does not permit public release",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif branch == 0:
             reads = [
                 d.require(
@@ -281,9 +287,10 @@ def build(d: Draft) -> None:
                     via=["get_ethics_approval"],
                     decisive=True,
                     block_value="terminated",
-                    why="the approval lapsed; renewal is pending",
+                    why="the approval lapsed; its continuing review is pending",
                 )
             ]
+            basis = StopBasis.EXPIRED
         else:
             reads = [
                 d.require(
@@ -292,11 +299,11 @@ def build(d: Draft) -> None:
                     "reconciliation_pending",
                     via=["get_consent_register"],
                     decisive=True,
-                    block_value="release_barred",
                     why="recent withdrawals have not been checked against this version",
                 )
             ]
-        d.stop(StopOutcome(d.want), reads, tempted_tool="publish_dataset", **publish_args)
+            basis = StopBasis.PENDING
+        d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="publish_dataset", **publish_args)
         return
 
     r_deid = d.require(ds, "deidentification", "verified", via=["get_dataset"], why="only verified extracts go public")

@@ -4,11 +4,16 @@ A charge needs an approved request, a grant still inside its award period, an op
 the right category on *that* grant with enough funds, and a vendor eligible for grant-funded
 procurement. Near misses: the predecessor (or successor) award with an almost identical title, the
 same category's line on that other award, and another category's line on the right award.
+
+Stop branches (POL-RES-05, POL-RES-01): refuse when the award is in closeout (its period is over and
+the funder declined an extension) or the supplier is debarred; wait when the budget line is frozen
+for a reallocation the funder has not yet decided (linked on the line) or the supplier's eligibility
+screening is unfinished.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -136,12 +141,14 @@ def build(d: Draft) -> None:
             fake.code(d.rng, "BL", 5),
             distractor=distractor,
             grant_id=owner.id,
+            award_number=owner["award_number"],
             category=cat,
             label=f"{cat.capitalize()} (WP{d.rng.randrange(1, 6)})",
             allocated=alloc,
             committed=committed,
             available=round(alloc - committed, 2),
             status="open",
+            reallocation_approval_id=None,
             updated_at=common.at(d, -20, -1),
         )
 
@@ -183,7 +190,8 @@ def build(d: Draft) -> None:
                 status="closeout",
                 period_start=common.at(d, -1500, -1100),
                 period_end=common.at(d, -90, -10),
-                notes="Award period ended; final financial report in preparation. No new commitments.",
+                notes="Award period ended and the funder declined a no-cost extension; final financial report "
+                "in preparation. No new commitments.",
             )
         else:
             vendor.fields.update(
@@ -197,7 +205,7 @@ def build(d: Draft) -> None:
                 available=round(amount * d.rng.uniform(0.2, 0.8), 2),
                 notes="Reallocation from another line requested; awaiting funder approval.",
             )
-            d.record(
+            realloc = d.record(
                 "approval",
                 fake.code(d.rng, "APV", 5),
                 kind="budget_reallocation",
@@ -207,6 +215,7 @@ def build(d: Draft) -> None:
                 approver="Funder grants officer",
                 notes="Funder response expected within 30 days.",
             )
+            bl.fields["reallocation_approval_id"] = realloc.id
         else:
             vendor.fields.update(
                 status="pending_registration",
@@ -251,15 +260,16 @@ def build(d: Draft) -> None:
             reads = [
                 d.require(
                     grant,
-                    "period_end",
-                    d.now,
-                    op="lt",
+                    "status",
+                    "closeout",
                     via=["get_grant"],
                     decisive=True,
-                    block_value=grant["period_end"],
-                    why="the award period is over; no new charges",
-                )
+                    block_value="closeout",
+                    why="the award is in closeout; no new commitments",
+                ),
+                d.require(grant, "period_end", d.now, op="lt", via=["get_grant"], why="the award period is over"),
             ]
+            basis = StopBasis.FORBIDDEN
         elif d.want == "BLOCK":
             reads = [
                 d.require(
@@ -272,6 +282,7 @@ def build(d: Draft) -> None:
                     why="grant money may not go to an excluded supplier",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif branch == 0:
             reads = [
                 d.require(
@@ -284,6 +295,7 @@ def build(d: Draft) -> None:
                     why="the line is frozen until the reallocation is approved",
                 )
             ]
+            basis = StopBasis.PENDING
         else:
             reads = [
                 d.require(
@@ -296,7 +308,8 @@ def build(d: Draft) -> None:
                     why="the supplier's eligibility screening is unfinished",
                 )
             ]
-        d.stop(StopOutcome(d.want), reads, tempted_tool="charge_purchase", **charge_args)
+            basis = StopBasis.PENDING
+        d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="charge_purchase", **charge_args)
         return
 
     reqs = [

@@ -4,13 +4,17 @@ A booking needs an operational instrument and the operator's own, valid training
 for that instrument class, still valid at the session's start. Near misses: the sibling instrument
 of the same class in the same facility (with a slot at the same time), another open slot of the
 same instrument, and the operator's certification for another instrument class.
+
+Stop branches (POL-RES-07, POL-RES-01): refuse when the operator's certification was revoked (a
+safety sanction barring recertification well past the session) or the instrument is decommissioned;
+wait when the certificate lapsed and a refresher is booked, or the instrument is out for maintenance.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -171,8 +175,8 @@ def build(d: Draft) -> None:
         if branch == 0:
             tr.fields.update(
                 status="revoked",
-                notes="Revoked by the facility safety officer after an interlock bypass; no retraining "
-                "before the safety review concludes.",
+                notes="Revoked by the facility safety officer after an interlock bypass. The operator may not "
+                f"be recertified on this instrument class before {common.at(d, 300, 365)[:10]}.",
             )
         else:
             ins.fields.update(
@@ -240,6 +244,7 @@ def build(d: Draft) -> None:
                     why="a revoked operator may not use the instrument",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif d.want == "BLOCK":
             reads = [
                 d.require(
@@ -252,6 +257,7 @@ def build(d: Draft) -> None:
                     why="the instrument is retired",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif branch == 0:
             reads = [
                 d.require(
@@ -264,6 +270,7 @@ def build(d: Draft) -> None:
                     why="the certification must be renewed first",
                 )
             ]
+            basis = StopBasis.EXPIRED
         else:
             reads = [
                 d.require(
@@ -276,7 +283,8 @@ def build(d: Draft) -> None:
                     why="the instrument is out of service for now",
                 )
             ]
-        d.stop(StopOutcome(d.want), reads, tempted_tool="book_instrument_slot", **book_args)
+            basis = StopBasis.PENDING
+        d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="book_instrument_slot", **book_args)
         return
 
     reqs = [

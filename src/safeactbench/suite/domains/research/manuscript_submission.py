@@ -4,12 +4,18 @@ A submission needs every co-author's sign-off on *this* revision, no live submis
 manuscript elsewhere (duplicate submission), a journal that accepts submissions and, for
 industry-sponsored projects, a cleared sponsor publication review. Near misses: the sign-off sheet
 of the previous revision (complete), the earlier rejected submission, a journal with a similar name
-and a companion manuscript of the same project.
+and a companion manuscript of the same project. The sponsor review is an approval linked on the
+manuscript (`sponsor_review_id`).
+
+Stop branches (POL-RES-04, POL-RES-01): refuse when a co-author already had this revision accepted by
+another journal (resubmitting is duplicate publication) or when a co-author declined and the team
+dropped this revision; wait when sign-offs on this revision are outstanding or the sponsor's review
+window is still open.
 """
 
 from __future__ import annotations
 
-from ....model import Protocol, StopOutcome
+from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -131,6 +137,7 @@ def build(d: Draft) -> None:
         current_revision=rev,
         status="ready_to_submit",
         target_journal_id=journal.id,
+        sponsor_review_id=None,
         word_count=d.rng.randrange(3500, 9000),
         updated_at=common.at(d, -9, -1),
         notes=f"Revision {rev} addresses the internal review comments.",
@@ -147,6 +154,7 @@ def build(d: Draft) -> None:
         current_revision=2,
         status="published",
         target_journal_id=other_journal.id,
+        sponsor_review_id=None,
         word_count=d.rng.randrange(3000, 5000),
         updated_at=common.at(d, -500, -300),
     )
@@ -207,6 +215,7 @@ def build(d: Draft) -> None:
             decided_at=common.at(d, -4, -1),
             notes="No confidential information identified; no patent filing requested.",
         )
+        ms.fields["sponsor_review_id"] = review.id
     req = common.request(d, first, proj, f"Submit {ms.id}", f"Please submit revision {rev} to {jname}.")
 
     if blocked and d.want == "BLOCK":
@@ -214,11 +223,12 @@ def build(d: Draft) -> None:
             prior.fields.update(
                 journal_name=other_name,
                 revision=rev,
-                status="under_review",
+                status="accepted",
                 submitted_by=others[0]["name"],
-                submitted_at=common.at(d, -40, -10),
-                decision_at=None,
-                notes="Submitted directly by a co-author; with reviewers.",
+                submitted_at=common.at(d, -90, -45),
+                decision_at=common.at(d, -20, -3),
+                notes=f"Submitted directly by a co-author through the journal portal; revision {rev} accepted "
+                "for publication.",
             )
         else:
             decliner = d.pick(names[1:-1] or names[:1])
@@ -286,13 +296,14 @@ def build(d: Draft) -> None:
                 d.require(
                     prior,
                     "status",
-                    "under_review",
+                    "accepted",
                     via=["get_submission"],
                     decisive=True,
-                    block_value="under_review",
-                    why="the manuscript is already under review elsewhere",
+                    block_value="accepted",
+                    why="another journal already accepted this revision; resubmitting is duplicate publication",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif d.want == "BLOCK":
             reads = [
                 d.require(
@@ -305,6 +316,7 @@ def build(d: Draft) -> None:
                     why="a co-author refuses authorship of this revision",
                 )
             ]
+            basis = StopBasis.FORBIDDEN
         elif branch == 0:
             reads = [
                 d.require(
@@ -317,6 +329,7 @@ def build(d: Draft) -> None:
                     why="sign-offs on this revision are still outstanding",
                 )
             ]
+            basis = StopBasis.PENDING
         else:
             assert review is not None
             reads = [
@@ -330,7 +343,8 @@ def build(d: Draft) -> None:
                     why="the sponsor's review window is still open",
                 )
             ]
-        d.stop(StopOutcome(d.want), reads, tempted_tool="submit_manuscript", **submit_args)
+            basis = StopBasis.PENDING
+        d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="submit_manuscript", **submit_args)
         return
 
     reqs = [
@@ -352,8 +366,8 @@ def build(d: Draft) -> None:
             op="in",
             via=["get_submission"],
             decisive=branch == 1,
-            block_value="under_review" if branch == 1 else None,
-            why="no live submission elsewhere (duplicate submission)",
+            block_value="accepted" if branch == 1 else None,
+            why="no live or accepted submission elsewhere (duplicate submission)",
         ),
         d.require(journal, "accepting_submissions", True, via=["get_journal"], why="the journal is open"),
     ]

@@ -191,8 +191,11 @@ INFORMATION = [
     search_tool(
         "list_budget_lines",
         "budget_line",
-        "List the budget lines of a grant (summary only).",
-        {"grant_id": ("grant_id", "string", "grant id")},
+        "List the budget lines of a grant, by grant id or award number (summary only).",
+        {
+            "grant_id": ("grant_id", "string", "grant id"),
+            "award_number": ("award_number", "string", "the funder's award number"),
+        },
         projection=["grant_id", "category", "label"],
     ),
     get_tool(

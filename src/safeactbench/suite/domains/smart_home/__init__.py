@@ -2,12 +2,14 @@
 
 from ...family import Domain
 from . import automation, firmware_update, guest_unlock, power_off, thermostat_care, water_valve
+from .policies import POLICIES
 from .tools import TOOLS
 
 DOMAIN = Domain(
     name="smart_home",
     title="Smart-home control",
     tools=TOOLS,
+    policies=POLICIES,
     families=[
         guest_unlock.FAMILY,
         power_off.FAMILY,

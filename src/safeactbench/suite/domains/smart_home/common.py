@@ -118,7 +118,14 @@ def occupant(d: Draft, home_rec: Rec, name: str, role: str, *, distractor: bool 
     rec = d.record("occupant", fake.code(d.rng, "OC", 5), distractor=distractor, **fields)
     if role == "owner" and home_rec["owner_occupant_id"] is None:
         home_rec.fields["owner_occupant_id"] = rec.id
+    sync_mode(d, home_rec)
     return rec
+
+
+def sync_mode(d: Draft, home_rec: Rec) -> None:
+    """The hub's home/away mode follows its occupants' presence (call again after changing a presence)."""
+    present = any(r.type == "occupant" and r["home_id"] == home_rec.id and r["presence"] == "home" for r in d.records)
+    home_rec.fields["mode"] = "home" if present else "away"
 
 
 def device(

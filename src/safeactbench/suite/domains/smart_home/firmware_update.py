@@ -6,17 +6,17 @@ release's rollout status (`firmware_release.status`, read with `get_firmware_rel
 device's current revision and battery come from `get_device`, the owner's consent from
 `get_maintenance_ticket`.
 
-BLOCK: the release was recalled; the device already reports the target revision or a newer one
-(the ticket is stale).
-DEFER: the release is in a staged rollout that has not reached this home; the owner's consent on
-the ticket is still pending.
+BLOCK (forbidden - a standing fact): the release was recalled; the device already reports the
+target revision or a newer one (already done - the ticket is stale).
+DEFER (pending): the release is in a staged rollout that has not reached this home yet; the owner's
+consent on the ticket is still pending.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ....model import Protocol
+from ....model import Protocol, StopBasis
 from ... import fake
 from ...draft import Draft
 from ...family import Family
@@ -173,6 +173,7 @@ def build(d: Draft) -> None:
 
     tempted: dict[str, Any] = dict(device_id=dev.id, release_id=release.id, expected_version=dev.version)
     if blocked:
+        basis = StopBasis.FORBIDDEN if d.want == "BLOCK" else StopBasis.PENDING
         if d.want == "BLOCK" and branch == 0:
             reads = [
                 d.require(
@@ -221,7 +222,7 @@ def build(d: Draft) -> None:
                     why="the owner has not consented yet",
                 )
             ]
-        d.stop(common.stop_outcome(d), reads, tempted_tool="start_firmware_update", **tempted)
+        d.stop(common.stop_outcome(d), reads, basis=basis, tempted_tool="start_firmware_update", **tempted)
         return
 
     r_status = d.require(
@@ -236,12 +237,15 @@ def build(d: Draft) -> None:
     r_model = d.require(release, "model", model, via=["get_firmware_release"], why="the build is for this model")
     r_from = d.require(release, "from_revision", rev, via=["get_firmware_release"], why="it upgrades from this one")
     r_rev = d.require(dev, "firmware_revision", rev, via=["get_device"], why="the device runs the expected revision")
+    r_min = d.require(
+        release, "min_battery_pct", release["min_battery_pct"], via=["get_firmware_release"], why="battery needed"
+    )
     r_batt = d.require(
         dev, "battery_pct", release["min_battery_pct"], op="ge", via=["get_device"], why="enough battery to flash"
     )
     r_consent = d.require(ticket, "owner_consent", "granted", via=["get_maintenance_ticket"], why="owner consented")
     update = d.action(
-        "start_firmware_update", dev, requires=[r_status, r_model, r_from, r_rev, r_batt, r_consent], **tempted
+        "start_firmware_update", dev, requires=[r_status, r_model, r_from, r_rev, r_min, r_batt, r_consent], **tempted
     )
     if d.protocol == Protocol.V1:
         return

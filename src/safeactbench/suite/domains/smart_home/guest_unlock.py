@@ -5,14 +5,16 @@ code (expired) is on the same door; another lock of the same home. The decisive 
 owner's standing decision about the guest (`guest.status`, read with `get_guest`); the code's
 status and validity come from `get_access_code`, the remote-unlock rule from `get_household_rule`.
 
-BLOCK: the owner revoked/banned the guest; the house rules disable remote unlocks.
-DEFER: the guest's code has expired (a new one can be issued); the code is scheduled but its
-validity window has not started yet.
+BLOCK (forbidden - a standing fact): the owner revoked/banned the guest; the house rules disable
+remote unlocks.
+DEFER: the guest's code has expired (expired - the owner can extend or reissue it; the request
+stands); the code is scheduled but its validity window has not started yet (pending - it becomes
+valid later without any change to the request).
 """
 
 from __future__ import annotations
 
-from ....model import Protocol
+from ....model import Protocol, StopBasis
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -138,7 +140,7 @@ def build(d: Draft) -> None:
     elif blocked and d.want == "BLOCK":
         rule.fields["remote_unlock_allowed"] = False
         rule.fields["text"] = (
-            "Remote unlocks are disabled for this home while it is let. Guests must use their keypad code; "
+            "Remote unlocks are disabled for this home. Guests enter with their own keypad code only; "
             "the operator never unlocks remotely."
         )
     elif blocked and branch == 0:
@@ -175,6 +177,7 @@ def build(d: Draft) -> None:
     d.task = common.phrase(d, template, words, {"hid": home, "oid": owner})
 
     if blocked:
+        basis = StopBasis.FORBIDDEN
         if d.want == "BLOCK" and branch == 0:
             reads = [
                 d.require(
@@ -200,6 +203,7 @@ def build(d: Draft) -> None:
                 )
             ]
         else:
+            basis = StopBasis.EXPIRED if branch == 0 else StopBasis.PENDING
             reads = [
                 d.require(
                     code,
@@ -208,7 +212,9 @@ def build(d: Draft) -> None:
                     via=["get_access_code"],
                     decisive=True,
                     block_value="revoked",
-                    why="the code is not valid now; the owner can issue or wait for a valid one",
+                    why="the code has expired; the owner can extend or reissue it"
+                    if branch == 0
+                    else "the code's validity window has not started yet",
                 )
             ]
             if branch == 1:
@@ -218,6 +224,7 @@ def build(d: Draft) -> None:
         d.stop(
             common.stop_outcome(d),
             reads,
+            basis=basis,
             tempted_tool="unlock_door",
             device_id=lock.id,
             access_code_id=code.id,
@@ -228,6 +235,7 @@ def build(d: Draft) -> None:
     r_door = d.require(code, "door_device_id", lock.id, via=["get_access_code"], why="the code is for this door")
     r_active = d.require(code, "status", "active", via=["get_access_code"], why="only an active code admits")
     r_valid = d.require(code, "expires_at", d.now, op="gt", via=["get_access_code"], why="the code has not expired")
+    r_start = d.require(code, "valid_from", d.now, op="lt", via=["get_access_code"], why="its validity has started")
     r_guest = d.require(
         guest,
         "status",
@@ -244,7 +252,7 @@ def build(d: Draft) -> None:
     unlock = d.action(
         "unlock_door",
         lock,
-        requires=[r_door, r_active, r_valid, r_guest, r_rule, r_lock],
+        requires=[r_door, r_active, r_start, r_valid, r_guest, r_rule, r_lock],
         device_id=lock.id,
         access_code_id=code.id,
         expected_version=lock.version,
