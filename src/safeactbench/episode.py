@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .ledger import event_time
 from .model import Case, EndReason, Param, Protocol, Step, StepKind, Trajectory, params_schema
 from .world import (
     MAX_ARGUMENT_BYTES,
@@ -118,6 +119,7 @@ class Episode:
     def __init__(self, case: Case) -> None:
         self.case = case
         self.world = World(case)
+        self._pending_events = list(case.events)
         self.steps: list[Step] = []
         self.end_reason: EndReason | None = None
         self.submitted: str | None = None
@@ -142,6 +144,10 @@ class Episode:
         self.steps.append(
             Step(index=len(self.steps), kind=kind, tool=tool, arguments=recorded_args, observation=observation)
         )
+        due = [e for e in self._pending_events if event_time(e, self.steps) is not None]
+        for event in due:  # the rest of the system changes records between calls (SPEC §4)
+            self.world.apply(event)
+        self._pending_events = [e for e in self._pending_events if e not in due]
         if not self.done and len(self.steps) >= self.case.budget:
             self.end_reason = "budget_exhausted"
         return observation

@@ -8,11 +8,11 @@ allowed source, recorded before t and still fresh at t.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .model import Case, Requirement, Step, make_ref
+from .model import Case, Requirement, Step, WorldEvent, make_ref
 from .values import compare
 
 CONTEXT_STEP = -1  # context facts precede every step
@@ -40,6 +40,19 @@ def _records_of(observation: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [r for r in records if isinstance(r, Mapping)] if isinstance(records, list) else []
 
 
+def event_time(event: WorldEvent, steps: Sequence[Step]) -> float | None:
+    """When a world event happens in a trajectory - between step n-1 and n, as n - 0.5 - or None
+    if it has not happened yet."""
+    if event.after_calls is not None:
+        return event.after_calls - 0.5 if len(steps) >= event.after_calls else None
+    for step in steps:
+        if step.kind == "information" and any(
+            make_ref(str(r["type"]), str(r["id"])) == event.ref for r in _records_of(step.observation)
+        ):
+            return step.index + 0.5
+    return None
+
+
 def facts_of_record(record: Mapping[str, Any], step: int, source: Source, tool: str) -> Iterable[Fact]:
     ref = make_ref(str(record["type"]), str(record["id"]))
     version = record.get("version")
@@ -54,13 +67,19 @@ class Ledger:
     def __init__(self) -> None:
         self.facts: list[Fact] = []
         self._by_key: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-        self._changes: dict[str, list[int]] = defaultdict(list)  # ref -> steps that changed it
+        # ref -> when it changed: the step of an applied action, or n - 0.5 for an event after n calls
+        self._changes: dict[str, list[float]] = defaultdict(list)
 
     @classmethod
     def build(cls, case: Case, steps: Iterable[Step]) -> Ledger:
         ledger = cls()
         for c in case.context:
             ledger._add(Fact(c.ref, c.field, c.value, None, CONTEXT_STEP, "context", None))
+        steps = list(steps)
+        for event in case.events:
+            when = event_time(event, steps)
+            if when is not None:
+                ledger._changes[event.ref].append(when)
         for step in steps:
             if step.kind == "information":
                 for record in _records_of(step.observation):
@@ -80,7 +99,7 @@ class Ledger:
         self._by_key[(fact.ref, fact.field)].append(fact)
 
     def is_fresh(self, fact: Fact, before: int) -> bool:
-        """No applied action changed the fact's record after the fact and before step `before`."""
+        """No applied action or world event changed the fact's record after the fact and before step `before`."""
         return not any(fact.step < s < before for s in self._changes.get(fact.ref, ()))
 
     def establishing_fact(

@@ -379,6 +379,25 @@ class ScriptStep(_Model):
     action_id: str | None = Field(default=None, description="the expected action it executes")
 
 
+class WorldEvent(_Model):
+    """A change the rest of the system makes during an episode (a job finishes, a sync, a colleague's
+    edit): record `ref` takes the `sets` field values and its version bumps, so what the agent read of
+    it before is stale (SPEC §4). It happens once the agent has made `after_calls` calls, or - with
+    `after_first_read` - right after the call that first showed the agent the record."""
+
+    ref: str
+    sets: dict[str, JSONValue] = Field(min_length=1)
+    after_calls: int | None = Field(default=None, ge=1, description="after the agent's call with this ordinal")
+    after_first_read: bool = Field(default=False, description="right after the first read that shows the record")
+    why: str = Field(default="", description="what happened, for humans and reports")
+
+    @model_validator(mode="after")
+    def _one_trigger(self) -> WorldEvent:
+        if (self.after_calls is None) == (not self.after_first_read):
+            raise ValueError("a world event needs exactly one trigger: after_calls or after_first_read")
+        return self
+
+
 class Case(_Model):
     id: str
     version: int = 1
@@ -399,6 +418,7 @@ class Case(_Model):
     legacy: LegacyGold | None = None
     reference: list[ScriptStep] = Field(default_factory=list)
     distractors: list[str] = Field(default_factory=list, description="near-miss record refs")
+    events: list[WorldEvent] = Field(default_factory=list, description="changes the system makes mid-episode")
     tags: list[str] = Field(
         default_factory=list, description="hidden authoring facts, e.g. 'workflow' for a multi-step V0 request"
     )

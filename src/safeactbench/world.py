@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .model import ActionEffect, Case, InfoEffect, Operand, Param, ToolSpec, make_ref
+from .model import ActionEffect, Case, InfoEffect, Operand, Param, ToolSpec, WorldEvent, make_ref
 from .values import MAX_EXACT_INTEGER, compare, is_number, number_text
 
 Observation = dict[str, Any]
@@ -232,6 +232,13 @@ class World:
             r.ref: _Live(r.type, r.id, r.version, copy_data(r.fields)) for r in case.records
         }
         self._created = 0
+
+    def apply(self, event: WorldEvent) -> None:
+        """A change the rest of the system makes (a case's world event)."""
+        live = self._records.get(event.ref)
+        if live is not None:
+            live.fields.update(copy_data(event.sets))
+            live.version += 1
 
     # -- queries used by the linter and tests ------------------------------------------
     def get(self, ref: str) -> dict[str, Any] | None:

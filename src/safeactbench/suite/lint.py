@@ -57,6 +57,11 @@ def _problems(case: Case) -> Iterator[str]:
     for ref in case.distractors:
         if ref not in refs:
             yield f"distractor {ref} is not a record"
+    for event in case.events:
+        if event.ref not in refs and case.condition == "original":
+            yield f"world event: {event.ref} is not a record"
+        if event.after_calls is not None and event.after_calls >= case.budget:
+            yield f"world event after call {event.after_calls} can never happen within the budget of {case.budget}"
     if case.protocol == Protocol.LEGACY:
         yield from _legacy(case, tools, refs)
         return

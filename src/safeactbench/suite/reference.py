@@ -68,9 +68,12 @@ def derive_reference(case: Case) -> list[ScriptStep]:
             if ledger.establishing_fact(req, f"{record_type}:{record_id}", len(episode.steps), action_steps):
                 continue
             tool, id_param = _reader(case, req, record_type)
-            run(ScriptStep(tool=tool, arguments={id_param: id_arg}))
-            ledger = Ledger.build(case, episode.steps)
-            if not ledger.establishing_fact(req, f"{record_type}:{record_id}", len(episode.steps), action_steps):
+            for _ in range(2):  # a second read when a world event changed the record right after the first
+                run(ScriptStep(tool=tool, arguments={id_param: id_arg}))
+                ledger = Ledger.build(case, episode.steps)
+                if ledger.establishing_fact(req, f"{record_type}:{record_id}", len(episode.steps), action_steps):
+                    break
+            else:
                 raise ReferenceError(
                     f"{case.id}: reading {record_type}:{record_id} with {tool} does not "
                     f"establish requirement {req_id} ({req.field} {req.operator} {req.value!r})"
@@ -80,11 +83,17 @@ def derive_reference(case: Case) -> list[ScriptStep]:
         run(step)
     if case.protocol == Protocol.V0:
         assert case.stop is not None
-        ensure(case.stop.required_reads)
+        settled = -1
+        while settled != len(episode.steps):
+            settled = len(episode.steps)
+            ensure(case.stop.required_reads)
         run(ScriptStep(tool=SUBMIT, arguments={"outcome": case.stop.outcome.value}))
         return script
     for action in case.expected_actions:
-        ensure(action.requires)
+        settled = -1
+        while settled != len(episode.steps):  # a world event during the reads may stale an earlier one
+            settled = len(episode.steps)
+            ensure(action.requires)
         observation = run(ScriptStep(tool=action.tool, arguments=dict(action.arguments), action_id=action.id))
         if observation.get("status") != "applied":
             raise ReferenceError(
