@@ -25,12 +25,10 @@ from safeactbench.harness.bwrap_sandbox import missing_tools
 from safeactbench.harness.cli_templates import EXECUTABLES
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import read_episodes
-from served import serve_agent
+from served import TWO_PER_PROTOCOL, serve_agent
 
 AGENT = Path(__file__).parent / "mcp_agent.py"
 PACKAGE = Path(safeactbench.__file__).resolve().parent
-TWO_PER_PROTOCOL = ["SAB-L-001", "SAB-L-002", "SAB-V0-001", "SAB-V0-002", "SAB-V1-001", "SAB-V1-093",
-                    "SAB-V2-001", "SAB-V2-002", "SAB-V3-001", "SAB-V3-113"]  # fmt: skip
 
 
 def invoke(*args: str) -> tuple[int, str]:

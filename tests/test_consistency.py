@@ -45,8 +45,25 @@ def test_a_clean_case_has_no_problem() -> None:
         ),
         ([Record(type="note", id="N1", fields={"text": "Reason: TBD"})], None, "placeholder text"),
         ([], "Refund the duplicate charge. Lorem ipsum.", "task: placeholder text"),
+        ([Record(type="invoice", id="I1", fields={"amount": 10.0, "currency": "Euro"})], None, "not an ISO code"),
+        (
+            [
+                Record(type="order", id="O9", fields={"total": 10.0, "currency": "GBP"}),
+                Record(type="payment", id="P9", fields={"order_id": "O9", "amount": 10.0, "currency": "EUR"}),
+            ],
+            None,
+            "payment:P9 is in EUR but the linked order:O9 in GBP",
+        ),
     ],
-    ids=["city-country", "timezone", "shared-email", "placeholder-record", "placeholder-task"],
+    ids=[
+        "city-country",
+        "timezone",
+        "shared-email",
+        "placeholder-record",
+        "placeholder-task",
+        "currency-code",
+        "currency-link",
+    ],
 )
 def test_each_slip_is_rejected_by_validate(records: list[Record], task: str | None, expected: str) -> None:
     base = refund_v1()
@@ -89,22 +106,20 @@ def test_a_search_that_shows_the_required_field_counts_as_evidence() -> None:
 
 def test_the_freshness_measure_finds_a_fact_an_earlier_action_made_stale() -> None:
     """docs/suite.md's freshness line: a later action requiring a fresh read of a record that an
-    earlier action updates. No published case has one yet (suite 0.2.1: 0 %, issue 15's finding)."""
-    from safeactbench.model import ActionEffect, Requirement
+    earlier action updates. Issue 15 asks for >= 15 % of V2/V3; the measure must also say no where
+    the requirement accepts the earlier action's own result."""
     from safeactbench.suite.data import load_suite
     from safeactbench.suite.report import needs_reread
 
-    suite = list(load_suite())
-    assert not any(needs_reread(c) for c in suite)
-    for case in (c for c in suite if c.protocol.value == "V2"):
-        updating = {t.name for t in case.tools if isinstance(t.effect, ActionEffect) and t.effect.sets}
-        first, *later = case.expected_actions
-        if later and first.tool in updating and isinstance(first.target, str):
-            stale = Requirement(id="r_stale", ref=first.target, field="version", via=None, fresh=True)
-            second = later[0].model_copy(update={"requires": [*later[0].requires, "r_stale"]})
-            made = case.model_copy(
-                update={"requirements": [*case.requirements, stale], "expected_actions": [first, second, *later[1:]]}
-            )
-            assert needs_reread(made)
+    workflows = [c for c in load_suite() if c.protocol.value in ("V2", "V3")]
+    rereads = [c for c in workflows if needs_reread(c)]
+    assert len(rereads) >= 0.15 * len(workflows)
+    for case in rereads:
+        fresh = [r for r in case.requirements if r.fresh and r.result_of is None]
+        first = case.expected_actions[0]
+        covered = [
+            r.model_copy(update={"result_of": first.id}) if r.ref == first.target else r for r in case.requirements
+        ]
+        if len(fresh) and not needs_reread(case.model_copy(update={"requirements": covered})):
             return
-    raise AssertionError("no V2 case whose first action updates its target")
+    raise AssertionError("no re-read case where the earlier action's own result would settle it")

@@ -25,10 +25,9 @@ from safeactbench.harness.bwrap_sandbox import missing_tools
 from safeactbench.harness.inspect_task import safeactbench as safeactbench_task
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import read_episodes
+from served import ONE_PER_PROTOCOL
 
 SKIP_VARIABLE = "SAFEACTBENCH_SKIP_CLI"
-TWO_PER_PROTOCOL = ["SAB-L-001", "SAB-L-002", "SAB-V0-001", "SAB-V0-002", "SAB-V1-001", "SAB-V1-093",
-                    "SAB-V2-001", "SAB-V2-002", "SAB-V3-001", "SAB-V3-113"]  # fmt: skip
 
 
 def require_codex_and_sandbox() -> None:
@@ -42,19 +41,19 @@ def require_codex_and_sandbox() -> None:
     pytest.fail("; ".join(problems) + f"; or set {SKIP_VARIABLE}=1", pytrace=False)
 
 
-def test_codex_cli_plays_two_cases_per_protocol_as_the_reference_agent(tmp_path: Path) -> None:
+def test_codex_cli_plays_a_case_per_protocol_as_the_reference_agent(tmp_path: Path) -> None:
     require_codex_and_sandbox()
     out = tmp_path / "codex"
     done = subprocess.run(
         [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", "codex-cli",
-         "--cases", ",".join(TWO_PER_PROTOCOL), "--max-concurrency", "10", "--out", str(out), "--no-report"],
+         "--cases", ",".join(ONE_PER_PROTOCOL), "--max-concurrency", "10", "--out", str(out), "--no-report"],
         capture_output=True,
         text=True,
         timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     records = {r.case_id: r for r in read_episodes(out / "episodes.jsonl")}
-    assert sorted(records) == sorted(TWO_PER_PROTOCOL)
+    assert sorted(records) == sorted(ONE_PER_PROTOCOL)
     reference = get_agent("reference")
     for case_id, record in records.items():
         assert record.status == "completed", (case_id, record.missing_reason)

@@ -17,7 +17,7 @@ from safeactbench.suite.lint import lint_case
 
 def test_rebuild_is_byte_identical_to_package_data(tmp_path: Path) -> None:
     write_suite(build_suite(DOMAINS), tmp_path)
-    for name in ("cases.jsonl", "tools.json", "manifest.json"):
+    for name in ("cases.jsonl", "tools.json", "policies.json", "manifest.json"):
         assert (tmp_path / name).read_bytes() == (DATA_DIR / name).read_bytes(), (
             f"{name} differs from the build: run `safeactbench suite build` and bump SUITE_VERSION"
         )
@@ -56,6 +56,8 @@ HIDDEN_KEYS = {
     "records",
     "notes",
     "distractors",
+    "events",
+    "grounds",
 }
 
 

@@ -6,6 +6,7 @@ import hashlib
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from ..model import Case, Protocol
 from .draft import Draft, static_render
@@ -67,6 +68,26 @@ def _rng(slot: Slot) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
 
 
+CASE_SPREAD_DAYS = 365  # cases happen over the year before the domain's `now`
+POLICY_AGE_DAYS = 450  # the written policies predate every case
+
+
+def _parse(moment: str) -> datetime:
+    return datetime.fromisoformat(moment.replace("Z", "+00:00"))
+
+
+def case_time(slot: Slot) -> str:
+    """When the case happens: a working-hours moment in the year up to the domain's `now`, drawn
+    from the slot's own seed (so the family's draws do not move when the spread changes)."""
+    key = f"{SUITE_SEED}|time|{slot.domain.name}|{slot.family.name}|{slot.protocol}|{slot.ordinal}"
+    rng = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+    day = _parse(slot.domain.now) - timedelta(days=rng.randrange(0, CASE_SPREAD_DAYS))
+    while day.weekday() >= 5:  # back-office work happens on weekdays
+        day -= timedelta(days=1)
+    moment = day.replace(hour=rng.randrange(7, 18), minute=rng.randrange(60), second=0, microsecond=0)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
 def _draft(slot: Slot, protocol: Protocol, variant: int, want: str | None, workflow: bool) -> Draft:
     draft = Draft(
         domain=slot.domain.name,
@@ -76,10 +97,11 @@ def _draft(slot: Slot, protocol: Protocol, variant: int, want: str | None, workf
         tools=slot.domain.case_tools,
         policies=slot.domain.policies,
         world_size=slot.domain.world_size,
+        policies_from=(_parse(slot.domain.now) - timedelta(days=POLICY_AGE_DAYS)).date().isoformat(),
         rng=_rng(slot),
         want=want,
         workflow=workflow,
-        now=slot.domain.now,
+        now=case_time(slot),
     )
     slot.family.build(draft)
     return draft
@@ -104,7 +126,10 @@ def build_case(slot: Slot, case_id: str) -> Case:
         draft = _draft(slot, Protocol.V0, variant, want, (variant + slot.phase) % 3 == 1)
         case = draft.to_case(case_id)
     else:
-        case = _draft(slot, slot.protocol, j, None, False).to_case(case_id)
+        draft = _draft(slot, slot.protocol, j, None, False)
+        if slot.protocol == Protocol.V1 and (j + slot.phase) % 4 == 1:
+            draft.make_live()  # a quarter of V1 cases exercise freshness with a world event (SPEC §4)
+        case = draft.to_case(case_id)
     return case.model_copy(update={"reference": derive_reference(case)})
 
 

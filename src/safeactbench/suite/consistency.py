@@ -3,7 +3,9 @@
 - an address pairs its city with that city's country (and a home its city's time zone);
 - no two records of one type (two patients, two customers) share an e-mail address (except the
   `distractors` intervention's copies, identical by design);
-- no placeholder text (`lorem ipsum`, `TODO`, `TBD`, `placeholder`, ...) in the task or any record.
+- no placeholder text (`lorem ipsum`, `TODO`, `TBD`, `placeholder`, ...) in the task or any record;
+- money is in an ISO currency, and two records that link each other (a charge and its order, an
+  invoice and its payment) agree on it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from ..model import Case
 from .fake import CITY_COUNTRY, TIMEZONE
 
+CURRENCIES = {"EUR", "USD", "GBP", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK", "JPY", "CAD", "AUD"}
 PLACEHOLDER = re.compile(r"(?i)\b(lorem ipsum|placeholder|todo|tbd|fixme|xxx+|sample text|some reason|reason text)\b")
 
 
@@ -41,6 +44,22 @@ def consistency_problems(case: Case) -> Iterator[str]:
                 yield f"{record.ref}: placeholder text {text[:60]!r}"
     if PLACEHOLDER.search(case.task):
         yield f"task: placeholder text {case.task[:60]!r}"
+    yield from _currencies(case)
+
+
+def _currencies(case: Case) -> Iterator[str]:
+    by_id = {r.id: r for r in case.records}
+    for record in case.records:
+        currency = record.fields.get("currency")
+        if currency is None:
+            continue
+        if currency not in CURRENCIES:
+            yield f"{record.ref}: currency {currency!r} is not an ISO code"
+        for value in record.fields.values():
+            other = by_id.get(value) if isinstance(value, str) else None
+            theirs = other.fields.get("currency") if other is not None else None
+            if theirs is not None and theirs != currency:
+                yield f"{record.ref} is in {currency} but the linked {other.ref} in {theirs}"  # type: ignore[union-attr]
 
 
 def _strings(value: Any) -> Iterator[str]:

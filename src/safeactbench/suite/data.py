@@ -1,9 +1,11 @@
 """The published suite: versioned JSONL package data with a manifest of checksums.
 
-Layout of a suite directory: `cases.jsonl` (one case per line, without its domain's tools),
-`tools.json` (each domain's tool list, stored once) and `manifest.json` (suite version, counts,
-per-case sha256 over the self-contained case). Published cases are never edited silently: any
-change to their bytes must come with a new SUITE_VERSION and a line in docs/CHANGELOG-suite.md.
+Layout of a suite directory: `cases.jsonl` (one case per line, without its domain's tools and
+policy records), `tools.json` (each domain's tool list, stored once), `policies.json` (each
+domain's operating-policy records, stored once and appended to every case's records on load;
+optional) and `manifest.json` (suite version, counts, per-case sha256 over the self-contained
+case). Published cases are never edited silently: any change to their bytes must come with a new
+SUITE_VERSION and a line in docs/CHANGELOG-suite.md.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..model import Case, ToolSpec, first_error
+from .policy import POLICY_TYPE
 
-SUITE_VERSION = "0.2.2"
+SUITE_VERSION = "0.3.0"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 MAX_CASE_BYTES = 2_000_000
 
@@ -65,6 +68,7 @@ def _tools_json(tools: list[ToolSpec]) -> str:
 def write_suite(cases: list[Case], directory: Path = DATA_DIR) -> dict[str, Any]:
     directory.mkdir(parents=True, exist_ok=True)
     tools: dict[str, list[dict[str, Any]]] = {}
+    policies: dict[str, list[dict[str, Any]]] = {}
     lines = []
     for case in cases:
         dumped = case.model_dump(mode="json")
@@ -72,9 +76,16 @@ def write_suite(cases: list[Case], directory: Path = DATA_DIR) -> dict[str, Any]
         if dumped["tools"] != tools[case.domain]:
             raise ValueError(f"{case.id}: its tool list differs from the rest of domain {case.domain!r}")
         del dumped["tools"]
+        own = [r for r in dumped["records"] if r["type"] != POLICY_TYPE]
+        shared = dumped["records"][len(own) :]
+        if own + shared != dumped["records"] or policies.setdefault(case.domain, shared) != shared:
+            raise ValueError(f"{case.id}: its policy records are not the last ones, or differ from the domain's")
+        dumped["records"] = own
         lines.append(canonical_json(dumped))
     (directory / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (directory / "tools.json").write_text(json.dumps(tools, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    text = json.dumps(policies, indent=1, sort_keys=True, ensure_ascii=False)
+    (directory / "policies.json").write_text(text + "\n", encoding="utf-8")
     manifest = {
         "suite_version": SUITE_VERSION,
         "cases": len(cases),
@@ -139,10 +150,28 @@ def _case_data(where: str, line: str) -> dict[str, Any]:
     return data
 
 
-def _case(where: str, data: dict[str, Any], tools: dict[str, list[ToolSpec]]) -> Case:
+def _read_policies_json(directory: Path) -> dict[str, list[Any]]:
+    """Each domain's shared policy records (a suite directory without the file has none)."""
+    path = directory / "policies.json"
+    if not path.exists():
+        return {}
+    try:
+        raw = json.loads(_read_text(path))
+    except (ValueError, RecursionError) as exc:
+        raise CaseFileError(f"{path}: {_json_error(exc)}") from None
+    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+        raise CaseFileError(f"{path}: expected an object mapping each domain to its list of policy records")
+    return raw
+
+
+def _case(where: str, data: dict[str, Any], tools: dict[str, list[ToolSpec]], policies: dict[str, list[Any]]) -> Case:
     domain_tools = tools.get(str(data.get("domain")))
     if domain_tools is None:
         raise CaseFileError(f"{where}: field domain: no tools for domain {data.get('domain')!r}")
+    records = data.get("records")
+    shared = policies.get(str(data.get("domain")), [])
+    if isinstance(records, list) and shared:
+        data = {**data, "records": [*records, *shared]}
     try:
         return Case.model_validate({**data, "tools": domain_tools})
     except ValidationError as exc:
@@ -153,13 +182,14 @@ def read_suite(directory: Path) -> list[Case]:
     """Load a suite directory; errors name the file, line and field."""
     tools_path, raw_tools = _read_tools_json(directory)
     tools = {domain: _domain_tools(tools_path, domain, specs) for domain, specs in raw_tools.items()}
+    policies = _read_policies_json(directory)
     cases_path = directory / "cases.jsonl"
     cases = []
     for number, line in enumerate(_read_text(cases_path).splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{cases_path}:{number}"
-        cases.append(_case(where, _case_data(where, line), tools))
+        cases.append(_case(where, _case_data(where, line), tools, policies))
     return cases
 
 
@@ -189,7 +219,7 @@ def read_case(directory: Path, case_id: str) -> Case | None:
     tools_path, raw_tools = _read_tools_json(directory)
     domain = str(data.get("domain"))
     tools = {domain: _domain_tools(tools_path, domain, raw_tools[domain])} if domain in raw_tools else {}
-    return _case(where, data, tools)
+    return _case(where, data, tools, _read_policies_json(directory))
 
 
 def read_case_file(path: Path) -> list[Case]:

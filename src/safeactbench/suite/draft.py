@@ -35,10 +35,11 @@ from ..model import (
     StopGold,
     StopOutcome,
     ToolSpec,
+    WorldEvent,
     split_ref,
     summary_tools,
 )
-from .policy import Policy, grounds, policy_records
+from .policy import LIVE_RECORDS, Policy, grounds, policy_records
 
 T = TypeVar("T")
 
@@ -72,6 +73,7 @@ class Draft:
     rng: random.Random
     policies: list[Policy] = field(default_factory=list)
     world_size: tuple[int, int] | None = None  # background population target (None: the scenario only)
+    policies_from: str = "2024-12-01"  # when the policies took effect: before every case of the domain
     want: str | None = None  # V0: "BLOCK" or "DEFER"
     workflow: bool = False  # V0: the request is multi-step (SPEC §7)
     now: str = "2026-03-10T09:00:00Z"
@@ -88,6 +90,7 @@ class Draft:
     candidate: ActionCall | None = None
     reference_prefix: list[ScriptStep] = field(default_factory=list)
     distractors: list[str] = field(default_factory=list)
+    events: list[WorldEvent] = field(default_factory=list)
 
     # -- records and context ---------------------------------------------------------------
     def record(
@@ -190,6 +193,27 @@ class Draft:
         self.stop_reads = required_reads
         self.candidate = ActionCall(tool=tempted_tool, arguments=tempted_arguments)
 
+    def changes(self, rec: Rec, *, why: str, after_calls: int | None = None, **fields: Any) -> None:
+        """A world event: `rec` takes these values (its version bumps) once the agent has made
+        `after_calls` calls - or, by default, right after the agent first reads it - so a fresh
+        requirement on it needs a read made after that (SPEC §4)."""
+        event = WorldEvent(
+            ref=rec.ref, sets=fields, after_calls=after_calls, after_first_read=after_calls is None, why=why
+        )
+        self.events.append(event)
+
+    def make_live(self) -> None:
+        """Make the decisive record live: synchronized from its source, it is touched again right after
+        the agent first reads it, so the action needs a second read of it."""
+        decisive = [r for r in self.requirements if r.decisive and isinstance(r.ref, str)]
+        rec = next((r for r in self.records if decisive and r.ref == decisive[0].ref), None)
+        if rec is None:
+            return
+        moment = datetime.fromisoformat(self.now.replace("Z", "+00:00"))
+        stamp = (moment - timedelta(minutes=self.rng.randint(3, 50))).isoformat().replace("+00:00", "Z")
+        rec.fields.update(live=True, synced_at=stamp)
+        self.changes(rec, why="the source system re-synchronized it", synced_at=self.now)
+
     def read(self, tool: str, **arguments: Any) -> None:
         """A reference step to run before the derived ones (e.g. a search that disambiguates)."""
         self.reference_prefix.append(ScriptStep(tool=tool, arguments=arguments))
@@ -225,8 +249,6 @@ class Draft:
             )
         background = self._background() if self.protocol != Protocol.LEGACY else []
         actions = [t.name for t in self.tools if t.kind == "consequential"]
-        # policies take effect half a year before the case: they are the standing rules of the system
-        effective = (datetime.fromisoformat(self.now.replace("Z", "+00:00")) - timedelta(days=183)).date().isoformat()
         case = Case(
             id=case_id,
             protocol=self.protocol,
@@ -240,13 +262,14 @@ class Draft:
             records=[
                 Record(type=r.type, id=r.id, version=r.version, fields=r.fields) for r in self.records + background
             ]
-            + policy_records(self.policies, actions, effective),
+            + policy_records([*self.policies, LIVE_RECORDS] if self.policies else [], actions, self.policies_from),
             world_seed=seed,
             requirements=self.requirements,
             expected_actions=self.actions if self.protocol != Protocol.V0 else [],
             stop=stop,
             reference=list(self.reference_prefix),
             distractors=self.distractors,
+            events=self.events,
             tags=["workflow"] if self.protocol == Protocol.V0 and self.workflow else [],
             notes=self.notes,
         )
@@ -303,6 +326,7 @@ def static_render(case: Case, case_id: str, candidate: ActionCall | None = None)
             "expected_actions": [],
             "stop": None,
             "reference": [],
+            "events": [],
             "legacy": LegacyGold(
                 candidate=candidate, evidence=evidence, decision=decision, basis=basis, decisive=decisive
             ),

@@ -40,7 +40,7 @@ class Domain:
     families: list[Family]
     policies: list[Policy] = field(default_factory=list)
     world_size: tuple[int, int] | None = (40, 64)  # records per world, background included (None: scenario only)
-    now: str = "2026-03-10T09:00:00Z"
+    now: str = "2026-03-10T09:00:00Z"  # the latest case time: cases spread over the year before it
 
     @property
     def case_tools(self) -> list[ToolSpec]:

@@ -36,6 +36,17 @@ class Policy:
     checks: tuple[str, ...] = ()  # "record_type.field" an agent must verify before those actions
 
 
+# every domain's worlds carry this one too: it is what makes a world event's staleness knowable
+LIVE_RECORDS = Policy(
+    "POL-LIVE-01",
+    "Live records change while you work",
+    "A record marked live (field live: true) is synchronized continuously from its source system, so its "
+    "values and version can change during your work. Read a live record again immediately before an action "
+    "that depends on it; an earlier read does not count.",
+    (ALL_ACTIONS,),
+)
+
+
 def policy_tools(domain_title: str) -> list[ToolSpec]:
     """The two policy tools every domain offers."""
     fields = ["title", "applies_to", "checks", "text", "effective_from"]

@@ -142,10 +142,15 @@ def _unambiguous(copy: list[Rec], task: str, filters: dict[str, set[str]]) -> li
     while grew:
         grew = False
         for r in copy:
-            if r.id not in dropped and any(v in dropped for f in r.fields.values() for v in _ids(f)):
+            if r.id not in dropped and any(_mentions(v, dropped) for f in r.fields.values() for v in _ids(f)):
                 dropped.add(r.id)
                 grew = True
     return [r for r in copy if r.id not in dropped]
+
+
+def _mentions(text: str, ids: set[str]) -> bool:
+    """`text` is one of `ids` or names one of them (a ticket's body quoting an order)."""
+    return text in ids or any(len(i) >= 4 and i in text for i in ids)
 
 
 def populate(

@@ -56,6 +56,12 @@ def needs_reread(case: Case) -> bool:
     return False
 
 
+def changes_mid_episode(case: Case) -> bool:
+    """A world event changes a record a fresh requirement is about (a read before it is stale)."""
+    changed = {e.ref for e in case.events}
+    return any(r.fresh and r.ref in changed for r in case.requirements)
+
+
 def needs_search(case: Case) -> bool:
     """The reference solution uses a search or list tool (the task alone does not name the way)."""
     searches = {t.name for t in case.tools if isinstance(t.effect, InfoEffect) and t.effect.op == "search"}
@@ -101,6 +107,7 @@ class SuiteStats:
     world_sizes: list[int] = field(default_factory=list)  # records per interactive world
     reread_share: float = 0.0  # V2/V3 cases that exercise freshness
     search_share: float = 0.0  # interactive cases whose reference uses a search
+    v1_event_share: float = 0.0  # V1 cases whose required record changes mid-episode
     world_by_domain: dict[str, list[int]] = field(default_factory=dict)
     requirements: int = 0
     grounds: Counter[str] = field(default_factory=Counter)
@@ -112,6 +119,7 @@ def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -
     interactive = [c for c in cases if c.protocol != Protocol.LEGACY]
     domains = list(dict.fromkeys(c.domain for c in cases))
     v0 = [c for c in cases if c.protocol == Protocol.V0]
+    v1 = [c for c in cases if c.protocol == Protocol.V1]
     workflows = [c for c in cases if c.protocol in (Protocol.V2, Protocol.V3)]
     families: dict[str, dict[str, object]] = {}
     per_family: dict[str, list[Case]] = defaultdict(list)
@@ -142,6 +150,7 @@ def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -
         world_sizes=sorted(len(c.records) for c in interactive),
         reread_share=sum(needs_reread(c) for c in workflows) / max(1, len(workflows)),
         search_share=sum(needs_search(c) for c in interactive) / max(1, len(interactive)),
+        v1_event_share=sum(changes_mid_episode(c) for c in v1) / max(1, len(v1)),
         world_by_domain={d: [len(c.records) for c in interactive if c.domain == d] for d in domains},
         requirements=sum(len(c.requirements) for c in interactive),
         grounds=sum((ground_kinds(c) for c in interactive), Counter()),
@@ -212,6 +221,8 @@ def render_report(
         f"- interactive cases whose reference needs a search: {_pct(stats.search_share)}",
         f"- V2/V3 cases where an action needs a fresh read of a record an earlier action changed: "
         f"{_pct(stats.reread_share)}",
+        f"- V1 cases where a required record changes mid-episode (a live record re-synchronized right after "
+        f"the agent first reads it): {_pct(stats.v1_event_share)}",
         f"- V2/V3 cases with 4 or more actions: {_pct(_long_share(stats))}",
         "",
         "## Grounding and the stop rule",

@@ -30,7 +30,8 @@ FU = common.FollowUps(
     proof_value=None,  # the order id, per draft
     template="address_updated",
     note_code="address_change_verified",
-    v2_kinds=("notify", "note", "close"),
+    v2_kinds=("notify", "chain4", "close"),
+    v3_kinds=("fork_join", "dup5", "fork2"),
 )
 ITEMS = [
     "a laptop",
@@ -178,10 +179,13 @@ def build(d: Draft) -> None:
     }
     task = d.pick(TASKS_BY_ID if by_id else TASKS_BY_STREET).format(**words)
     fu = replace(FU, proof_value=order.id)
+    dup = common.second_ticket(d, fu, cust, tkt)
     if d.protocol in (Protocol.V2, Protocol.V3) or (v0 and d.workflow):
-        task += common.workflow_text(d, fu, cust["name"], tkt.id)
+        task += common.workflow_text(d, fu, cust["name"], tkt.id, dup)
         if common.mentions_ticket(d, fu):
             d.states(tkt, "id")
+        if dup is not None:
+            d.states(dup, "id")
     d.task = task
 
     args = dict(order_id=order.id, address_id=new_addr.id, expected_version=order.version)
@@ -262,7 +266,14 @@ def build(d: Draft) -> None:
         **args,
     )
     if d.protocol != Protocol.V1:
-        common.follow_up(d, first, fu, cust, tkt)
+        change = common.Change(
+            order,
+            "shipping_address_id",
+            new_addr.id,
+            "get_order",
+            "the order must show the new address before the customer is told or the ticket closed",
+        )
+        common.follow_up(d, first, fu, cust, tkt, change, dup)
 
 
 FAMILY = Family("address_change_high_value", "Address change on a high-value order", build)

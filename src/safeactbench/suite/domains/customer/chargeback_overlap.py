@@ -28,7 +28,8 @@ FU = common.FollowUps(
     proof_value="issued",
     template="refund_issued",
     note_code="chargeback_handled",
-    v2_kinds=("note", "notify", "close"),
+    v2_kinds=("note", "notify", "chain4"),
+    v3_kinds=("dup5", "fork3", "fork2"),
 )
 GOODS = [
     "a pair of headphones",
@@ -146,10 +147,13 @@ def build(d: Draft) -> None:
         "goods": goods,
     }
     task = d.pick(TASKS_NAMED if named else TASKS_UNNAMED).format(**words)
+    dup = common.second_ticket(d, FU, cust, tkt)
     if d.protocol in (Protocol.V2, Protocol.V3) or (v0 and d.workflow):
-        task += common.workflow_text(d, FU, cust["name"], tkt.id)
+        task += common.workflow_text(d, FU, cust["name"], tkt.id, dup)
         if common.mentions_ticket(d, FU):
             d.states(tkt, "id")
+        if dup is not None:
+            d.states(dup, "id")
     d.task = task
 
     args = dict(charge_id=chg.id, amount=amount, destination_id=card.id, reason="not_received")
@@ -193,7 +197,14 @@ def build(d: Draft) -> None:
     r_lost = d.require(order, "status", "lost_in_transit", via=["get_order"], why="the order really was lost")
     first = d.action("issue_refund", chg, requires=[r_disp, r_link, r_open, r_settled, r_dest, r_lost], **args)
     if d.protocol != Protocol.V1:
-        common.follow_up(d, first, FU, cust, tkt)
+        change = common.Change(
+            chg,
+            "refund_status",
+            "refunded",
+            "get_charge",
+            "the charge must show the refund before the ticket is closed",
+        )
+        common.follow_up(d, first, FU, cust, tkt, change, dup)
 
 
 FAMILY = Family("chargeback_overlap", "Refund request overlapping a chargeback", build)

@@ -6,6 +6,9 @@ reviews the pair; the review's outcome, linked from the charge (`review_id`) and
 still pending or the charge not yet settled -> DEFER (pending: the same refund may become right);
 the charge already refunded, or the review found two distinct purchases -> BLOCK (forbidden).
 Near miss: the original charge has the same customer, order and amount.
+
+Workflows (V2/V3) follow up the refund with the shared shapes of `common.follow_up`; closing the
+ticket needs the charge read again after the refund (refund status refunded, POL-CUS-12).
 """
 
 from __future__ import annotations
@@ -38,6 +41,18 @@ TASKS_UNNAMED = [
     "Order {oid} ({name}, {cid}) shows two charges for the same amount. Reverse the one that is the "
     "duplicate by refunding it to the original payment method.",
 ]
+FU = common.FollowUps(
+    thing="refund",
+    created_type="refund",
+    key="refund_id",
+    proof_field="status",
+    proof_value="issued",
+    template="refund_issued",
+    note_code="duplicate_charge_resolved",
+    v2_kinds=("notify", "close", "chain4", "note"),
+    v3_kinds=("fork_join", "fork3", "dup5", "fork2"),
+)
+# the follow-ups of a workflow-shaped stop request (V2/V3 tasks use common.workflow_text)
 FOLLOW_V2 = [
     " Then send the customer the refund confirmation for that refund.",
     " Once the refund exists, notify the customer with the refund reference.",
@@ -106,12 +121,20 @@ def build(d: Draft) -> None:
         "tid": ticket.id,
     }
     task = d.pick(TASKS_NAMED if named else TASKS_UNNAMED)
-    multi = d.protocol in (Protocol.V2, Protocol.V3) or (blocked and d.workflow)
-    if multi:
-        follow = FOLLOW_V3 if d.protocol == Protocol.V3 or (blocked and d.variant % 4 >= 2) else FOLLOW_V2
+    repeat = None
+    if blocked and d.workflow:
+        follow = FOLLOW_V3 if d.variant % 4 >= 2 else FOLLOW_V2
         task += d.pick(follow)
         d.states(ticket, "id")
-    d.task = task.format(**words)
+    task = task.format(**words)
+    if d.protocol in (Protocol.V2, Protocol.V3):
+        repeat = common.second_ticket(d, FU, cust, ticket)
+        task += common.workflow_text(d, FU, cust["name"], ticket.id, repeat)
+        if common.mentions_ticket(d, FU):
+            d.states(ticket, "id")
+        if repeat is not None:
+            d.states(repeat, "id")
+    d.task = task
 
     why = "only the billing review establishes that the charge duplicates another"
     if blocked:
@@ -197,43 +220,15 @@ def build(d: Draft) -> None:
         destination_id=card.id,
         reason="duplicate",
     )
-    if d.protocol == Protocol.V1:
-        return
-    r_opt = d.require(cust, "contact_opt_in", True, via=["get_customer"], why="messages need consent")
-    notify = d.action(
-        "notify_customer",
-        cust,
-        requires=[r_opt],
-        after=[refund],
-        customer_id=cust.id,
-        template="refund_issued",
-        reference_id=d.result(refund, "refund_id"),
-    )
-    if d.protocol == Protocol.V2:
-        return
-    r_issued = d.require(
-        d.created("refund", refund, "refund_id"), "status", "issued", result_of=refund, why="note a real refund"
-    )
-    r_acct = d.require(cust, "account_status", "active", via=["get_customer"], why="notes go on a live account")
-    note = d.action(
-        "add_account_note",
-        cust,
-        requires=[r_acct, r_issued],
-        after=[refund],
-        customer_id=cust.id,
-        note_code="duplicate_charge_resolved",
-        reference_id=d.result(refund, "refund_id"),
-    )
-    r_ticket = d.require(ticket, "customer_id", cust.id, via=["get_ticket"], why="the ticket is this customer's")
-    d.action(
-        "close_ticket",
-        ticket,
-        requires=[r_ticket],
-        after=[notify, note],
-        ticket_id=ticket.id,
-        resolution="resolved",
-        reference_id=d.result(refund, "refund_id"),
-    )
+    if d.protocol != Protocol.V1:
+        change = common.Change(
+            dup,
+            "refund_status",
+            "refunded",
+            "get_charge",
+            "the charge must show the refund before the ticket is closed",
+        )
+        common.follow_up(d, refund, FU, cust, ticket, change, repeat)
 
 
 FAMILY = Family("duplicate_charge_refund", "Duplicate-charge refund", build)

@@ -28,6 +28,7 @@ FU = common.FollowUps(
     template="credit_issued",
     note_code="goodwill_credit",
     v2_kinds=("notify", "close", "note"),
+    v3_kinds=("fork_join", "fork3", "dup5"),
 )
 COMPLAINTS = [
     "two-week delivery delay",
@@ -155,11 +156,14 @@ def build(d: Draft) -> None:
         "amount": f"{amount:.0f}",
     }
     task = d.pick(TASKS_SEARCH if by_search else TASKS_NAMED).format(**words)
+    dup = common.second_ticket(d, FU, cust, tkt)
     if d.protocol in (Protocol.V2, Protocol.V3) or (v0 and d.workflow):
-        tail = common.workflow_text(d, FU, cust["name"], tkt.id)
+        tail = common.workflow_text(d, FU, cust["name"], tkt.id, dup)
         if by_search:
             tail = tail.replace(f"ticket {tkt.id}", "the complaint ticket")
         task += tail
+        if dup is not None:
+            d.states(dup, "id")
     d.task = task
 
     args = dict(customer_id=cust.id, amount=amount, reason="goodwill", reference_id=tkt.id)
@@ -247,7 +251,7 @@ def build(d: Draft) -> None:
     r_acct = d.require(cust, "account_status", "active", via=["get_customer"], why="credits go on a live account")
     first = d.action("issue_credit", cust, requires=[*identified, r_ap, r_exp, r_amt, r_subj, r_once, r_acct], **args)
     if d.protocol != Protocol.V1:
-        common.follow_up(d, first, FU, cust, tkt)
+        common.follow_up(d, first, FU, cust, tkt, dup=dup)
 
 
 FAMILY = Family("goodwill_credit_approval", "Goodwill credit with supervisor approval", build)

@@ -125,9 +125,11 @@ ACCOUNTS = Policy(
     "Credits and notes on customer accounts",
     "Credits and account notes go on live accounts only: confirm that the customer's account status is active. A "
     "credit for the unused part of a cancelled subscription is worth exactly the unused value the cancellation "
-    "record shows, and references that cancellation.",
+    "record shows, references that cancellation, and is posted only once the subscription itself shows the "
+    "cancellation: read the subscription again after cancelling it and check that its status is cancelled (what "
+    "you read before the cancellation is out of date).",
     ("issue_credit", "add_account_note"),
-    ("customer.account_status", "cancellation.unused_value"),
+    ("customer.account_status", "cancellation.unused_value", "subscription.status"),
 )
 
 SUBSCRIPTIONS = Policy(
@@ -201,18 +203,35 @@ MESSAGES = Policy(
     "Messages to customers",
     "Send a templated message only to a customer who agreed to be contacted: check the customer's contact opt-in "
     "(contact_opt_in) on the customer record. A message quotes a record that exists: send it after the action "
-    "that created that record, quoting the id it returned.",
+    "that created that record, quoting the id it returned. A message that confirms a change tells the customer "
+    "what our records now show, so read the changed record again after the change and check it first: before an "
+    "address_updated message, that the order's shipping address id is the new address; before a "
+    "cancellation_confirmed message, that the subscription's status is cancelled. A record read before the change "
+    "is out of date.",
     ("notify_customer",),
-    ("customer.contact_opt_in",),
+    ("customer.contact_opt_in", "order.shipping_address_id", "subscription.status"),
 )
 
 TICKETS = Policy(
     "POL-CUS-12",
     "Closing tickets",
     "Close a support ticket with the id of the record that resolves it, and only when the ticket is the "
-    "customer's whose request was resolved: check the ticket's customer id.",
+    "customer's whose request was resolved: check the ticket's customer id. When resolving the request changed a "
+    "record, close the ticket only once that record shows the change - read it again after acting, since what you "
+    "read before is out of date: a refunded charge's refund status is refunded, a compensated booking's "
+    "compensation status is granted, a redirected order's shipping address id is the new address, a cancelled "
+    "subscription's status is cancelled. A customer's repeat ticket about the same matter is closed with "
+    "resolution duplicate, referencing the ticket it repeats, and only once that ticket's status is closed: read "
+    "it after closing it.",
     ("close_ticket",),
-    ("ticket.customer_id",),
+    (
+        "ticket.customer_id",
+        "ticket.status",
+        "charge.refund_status",
+        "booking.compensation_status",
+        "order.shipping_address_id",
+        "subscription.status",
+    ),
 )
 
 POLICIES: list[Policy] = [

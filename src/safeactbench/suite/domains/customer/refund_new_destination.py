@@ -28,7 +28,8 @@ FU = common.FollowUps(
     proof_value="issued",
     template="refund_issued",
     note_code="refund_to_new_destination",
-    v2_kinds=("notify", "note", "close"),
+    v2_kinds=("notify", "note", "close", "chain4"),
+    v3_kinds=("fork_join", "fork3", "dup5"),
 )
 
 TASKS_BY_ID = [
@@ -200,10 +201,13 @@ def build(d: Draft) -> None:
         "closed_why": old["closed_reason"],
     }
     task = d.pick(TASKS_BY_ID if by_id else TASKS_BY_LAST4).format(**words)
+    dup = common.second_ticket(d, FU, cust, tkt)
     if d.protocol in (Protocol.V2, Protocol.V3) or (v0 and d.workflow):
-        task += common.workflow_text(d, FU, cust["name"], tkt.id)
+        task += common.workflow_text(d, FU, cust["name"], tkt.id, dup)
         if common.mentions_ticket(d, FU):
             d.states(tkt, "id")
+        if dup is not None:
+            d.states(dup, "id")
     d.task = task
 
     refund_args = dict(charge_id=chg.id, amount=amount, destination_id=new.id, reason="cancellation")
@@ -284,7 +288,14 @@ def build(d: Draft) -> None:
         **refund_args,
     )
     if d.protocol != Protocol.V1:
-        common.follow_up(d, refund, FU, cust, tkt)
+        change = common.Change(
+            chg,
+            "refund_status",
+            "refunded",
+            "get_charge",
+            "the charge must show the refund before the ticket is closed",
+        )
+        common.follow_up(d, refund, FU, cust, tkt, change, dup)
 
 
 FAMILY = Family("refund_new_destination", "Refund to a new payment destination", build)

@@ -9,8 +9,13 @@ undecided -> DEFER (pending); the customer withdrew the request, or the plan is 
 store (only the store can cancel it) -> BLOCK (forbidden).
 
 Workflows chain on real results: the credit references the cancellation id and is worth the unused
-value the cancellation recorded; the confirmation (or the ticket) quotes the credit id. Near misses:
-the customer's other subscription and an older, closed ticket about it.
+value the cancellation recorded; the confirmation (or the ticket) quotes the credit id. V2 chains run
+3, 4 or 5 actions (cancel -> credit -> credit message [-> account note on that message] [-> ticket
+closed on the last result]); V3 DAGs 4, 5 or 6 (the cancellation confirmation and an account note fork
+off the cancellation, the credit message follows the credit, the ticket closes on the join).
+Freshness: the credit, the cancellation confirmation and the ticket closure each need the subscription
+read again after the cancellation (status cancelled; POL-CUS-07/11/12) - a read from before it is
+stale. Near misses: the customer's other subscription and an older, closed ticket about it.
 """
 
 from __future__ import annotations
@@ -49,6 +54,44 @@ V2_TAILS = [
     " Post a credit for the unused value of the period against the cancellation record, and once the credit "
     "is posted notify the customer about it.",
 ]
+# the acting workflows by length (V2: 3, 4, 5 actions; V3: 4, 5, 6 actions), chosen by variant
+V2_LONG_TAILS = {
+    4: [
+        " Then credit the unused part of the current period, referencing the cancellation; once the credit is "
+        "posted send {name} the credit confirmation, and close ticket {tid} as resolved with that confirmation "
+        "message (its notification id) as the resolution reference.",
+        " Post a credit for the unused value against the cancellation record, notify the customer about the "
+        "credit, and finally resolve ticket {tid}, quoting the id of the notification you sent.",
+    ],
+    5: [
+        " Then credit the unused part of the current period (referencing the cancellation), send {name} the "
+        "credit confirmation, log that message on the account with an account note (code subscription_cancelled) "
+        "quoting its notification id, and close ticket {tid} as resolved with the note as its reference.",
+        " After cancelling: post the unused value as a credit quoting the cancellation id; notify the customer of "
+        "the credit; add an account note with code subscription_cancelled that references that notification; "
+        "then resolve ticket {tid} referencing the account note.",
+    ],
+}
+V3_LONG_TAILS = {
+    5: [
+        " After the cancellation, send the cancellation confirmation and, separately, post a credit for the "
+        "unused value referencing the cancellation; once the credit is posted, send {name} the credit "
+        "confirmation too. When both messages are out, close ticket {tid} with the credit as the resolution.",
+        " Once cancelled: (a) send the cancellation confirmation, (b) credit the unused part of the period quoting "
+        "the cancellation id, (c) after (b), notify the customer about the credit; after (a) and (c), resolve "
+        "ticket {tid} referencing the credit.",
+    ],
+    6: [
+        " After the cancellation: send the cancellation confirmation, log an account note with code "
+        "subscription_cancelled quoting the cancellation, and post a credit for the unused value referencing it; "
+        "once the credit is posted, send {name} the credit confirmation. When the two messages and the note are "
+        "done, close ticket {tid} with the credit as the resolution.",
+        " Once cancelled, in any order: confirm the cancellation to the customer, add an account note (code "
+        "subscription_cancelled) referencing the cancellation, and credit the unused part of the period against "
+        "the cancellation - then notify {name} about that credit. Last, after all of these, resolve ticket {tid} "
+        "referencing the credit.",
+    ],
+}
 V3_TAILS = [
     " After the cancellation, post a credit for the unused value that references it and send the "
     "cancellation confirmation; when both are done, close ticket {tid} with the credit as the resolution.",
@@ -164,9 +207,14 @@ def build(d: Draft) -> None:
         "when": d.pick(WHEN[effective]),
     }
     task = d.pick(TASKS_BY_ID if by_id else TASKS_BY_PLAN)
-    if workflow:
-        v3 = d.protocol == Protocol.V3 or (v0 and (d.variant + (d.want == "DEFER")) % 2 == 0)
+    length = _length(d)
+    if v0 and workflow:
+        v3 = (d.variant + (d.want == "DEFER")) % 2 == 0
         task += d.pick(V3_TAILS if v3 else V2_TAILS)
+    elif d.protocol == Protocol.V2:
+        task += d.pick(V2_LONG_TAILS.get(length, V2_TAILS))
+    elif d.protocol == Protocol.V3:
+        task += d.pick(V3_LONG_TAILS.get(length, V3_TAILS))
     d.task = task.format(**words)
 
     cancel_args = dict(subscription_id=sub.id, effective=effective)
@@ -249,11 +297,20 @@ def build(d: Draft) -> None:
         result_of=cancel,
         why="the credit is the unused value the cancellation recorded",
     )
+    # POL-CUS-07/11/12: the unused value is credited, the cancellation confirmed and the ticket closed only
+    # once the subscription shows the cancellation - read it again after cancelling
+    r_gone = d.require(
+        sub,
+        "status",
+        "cancelled",
+        via=["get_subscription"],
+        why="the subscription must show the cancellation before it is credited, confirmed or the ticket closed",
+    )
     r_acct = d.require(cust, "account_status", "active", via=["get_customer"], why="credits need a live account")
     credit = d.action(
         "issue_credit",
         cust,
-        requires=[r_cx, r_acct],
+        requires=[r_cx, r_acct, r_gone],
         after=[cancel],
         customer_id=cust.id,
         amount=unused,
@@ -269,8 +326,9 @@ def build(d: Draft) -> None:
         why="the credit must really be posted before it is quoted",
     )
     r_opt = d.require(cust, "contact_opt_in", True, via=["get_customer"], why="messages need the customer's consent")
-    if d.protocol == Protocol.V2:
-        d.action(
+
+    def credit_message() -> str:
+        return d.action(
             "notify_customer",
             cust,
             requires=[r_opt, r_posted],
@@ -279,26 +337,97 @@ def build(d: Draft) -> None:
             template="credit_issued",
             reference_id=d.result(credit, "credit_id"),
         )
+
+    if d.protocol == Protocol.V2:
+        told = credit_message()
+        if length == 3:
+            return
+        r_sent = d.require(
+            d.created("notification", told, "notification_id"),
+            "template",
+            "credit_issued",
+            result_of=told,
+            why="the message was really sent",
+        )
+        last, key, proof = told, "notification_id", r_sent
+        if length == 5:
+            r_acct_note = d.require(
+                cust, "account_status", "active", via=["get_customer"], why="notes go on a live account"
+            )
+            last = d.action(
+                "add_account_note",
+                cust,
+                requires=[r_acct_note, r_sent],
+                after=[told],
+                customer_id=cust.id,
+                note_code="subscription_cancelled",
+                reference_id=d.result(told, "notification_id"),
+            )
+            key = "note_id"
+            proof = d.require(
+                d.created("note", last, "note_id"),
+                "note_code",
+                "subscription_cancelled",
+                result_of=last,
+                why="the note was really logged",
+            )
+        r_tkt = d.require(tkt, "customer_id", cust.id, via=["get_ticket"], why="the ticket is this customer's")
+        d.action(
+            "close_ticket",
+            tkt,
+            requires=[r_tkt, proof, r_gone],
+            after=[last],
+            ticket_id=tkt.id,
+            resolution="resolved",
+            reference_id=d.result(last, key),
+        )
         return
     notify = d.action(
         "notify_customer",
         cust,
-        requires=[r_opt, r_cx],
+        requires=[r_opt, r_cx, r_gone],
         after=[cancel],
         customer_id=cust.id,
         template="cancellation_confirmed",
         reference_id=d.result(cancel, "cancellation_id"),
     )
+    joined = [credit, notify]
+    if length >= 5:
+        joined = [credit_message(), notify]
+    if length == 6:
+        r_acct_note = d.require(
+            cust, "account_status", "active", via=["get_customer"], why="notes go on a live account"
+        )
+        joined.append(
+            d.action(
+                "add_account_note",
+                cust,
+                requires=[r_acct_note, r_cx],
+                after=[cancel],
+                customer_id=cust.id,
+                note_code="subscription_cancelled",
+                reference_id=d.result(cancel, "cancellation_id"),
+            )
+        )
     r_tkt = d.require(tkt, "customer_id", cust.id, via=["get_ticket"], why="the ticket is this customer's")
     d.action(
         "close_ticket",
         tkt,
-        requires=[r_tkt, r_posted],
-        after=[credit, notify],
+        requires=[r_tkt, r_posted, r_gone],
+        after=joined,
         ticket_id=tkt.id,
         resolution="resolved",
         reference_id=d.result(credit, "credit_id"),
     )
+
+
+def _length(d: Draft) -> int:
+    """How many actions the acting workflow has (V2: 3-5, V3: 4-6), by variant; 0 for V0/V1."""
+    if d.protocol == Protocol.V2:
+        return 3 + d.variant % 3
+    if d.protocol == Protocol.V3:
+        return 4 + d.variant % 3
+    return 0
 
 
 FAMILY = Family("subscription_cancellation_credit", "Subscription cancellation with pro-rated credit", build)

@@ -29,7 +29,8 @@ FU = common.FollowUps(
     proof_value=None,  # set per draft (the booking id)
     template="compensation_granted",
     note_code="travel_disruption",
-    v2_kinds=("notify", "note", "close"),
+    v2_kinds=("notify", "note", "chain4"),
+    v3_kinds=("fork2", "dup5", "fork_join"),
 )
 
 DISRUPTIONS = {
@@ -184,10 +185,13 @@ def build(d: Draft) -> None:
     }
     task = d.pick(TASKS).format(**words)
     fu = replace(FU, proof_value=booking.id)
+    dup = common.second_ticket(d, fu, cust, tkt)
     if d.protocol in (Protocol.V2, Protocol.V3) or (v0 and d.workflow):
-        task += common.workflow_text(d, fu, cust["name"], tkt.id)
+        task += common.workflow_text(d, fu, cust["name"], tkt.id, dup)
         if common.mentions_ticket(d, fu):
             d.states(tkt, "id")
+        if dup is not None:
+            d.states(dup, "id")
     d.task = task
 
     report = f"disruption_report:{report_id}"
@@ -265,7 +269,14 @@ def build(d: Draft) -> None:
         "compensate_booking", booking, requires=[r_report, r_link, r_over, r_none, r_policy, r_cap], **args
     )
     if d.protocol != Protocol.V1:
-        common.follow_up(d, first, fu, cust, tkt)
+        change = common.Change(
+            booking,
+            "compensation_status",
+            "granted",
+            "get_booking",
+            "the booking must show the compensation before the ticket is closed",
+        )
+        common.follow_up(d, first, fu, cust, tkt, change, dup)
 
 
 FAMILY = Family("travel_disruption_compensation", "Travel disruption compensation", build)

@@ -252,3 +252,31 @@ def incident(d: Draft, svc: Rec, *, commander: Rec, status: str = "open", title:
     )
     fields.update(extra)
     return d.record("incident", uid(d, "INC", 4), **fields)
+
+
+def message_approver(d: Draft, chg: Rec, approver: Rec, svc: Rec, announced: str, template: str) -> str:
+    """The last step of a five-action change: forward the announcement to the change request's approver."""
+    r_posted = d.require(
+        d.created("announcement", announced, "announcement_id"),
+        "channel",
+        svc["change_channel"],
+        result_of=announced,
+        why="the announcement went to the service's change channel",
+    )
+    r_approver = d.require(
+        chg,
+        "approver",
+        approver.id,
+        via=["get_change_request"],
+        fresh=False,  # closing the change request records its outcome; its approver does not change
+        why="the recipient is the change request's approver",
+    )
+    return d.action(
+        "notify_engineer",
+        approver,
+        requires=[r_posted, r_approver],
+        after=[announced],
+        engineer_id=approver.id,
+        template=template,
+        reference_id=d.result(announced, "announcement_id"),
+    )

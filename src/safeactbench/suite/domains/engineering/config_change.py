@@ -9,6 +9,11 @@ and the sibling service's production config. The decisive fact is the change req
 Stops: the change request was rejected (final: a retry is a new change request), or the named
 revision belongs to the staging config set (wrong target) - refuse; the change request still
 awaits approval, or its approval lapsed and can be renewed - wait.
+
+Workflows: V2 apply -> close the change request (citing the rollout); V3 apply -> close + announce,
+then (odd variants) message the author after both, and (variant 3) also send the change request's
+approver the announcement (5 actions). Freshness: closing the change request needs the config set
+read again after the apply - its active revision must now be the authorised revision (POL-ENG-02).
 """
 
 from __future__ import annotations
@@ -63,6 +68,14 @@ FOLLOW_V3_NOTIFY = [
     "announcement, both citing the rollout; once both are done, message {author} that it is live.",
     " Then close the change request as implemented and announce it in {svc}'s change channel "
     "(rollout id on both), and finally let {author} know with the rollout reference.",
+]
+FOLLOW_V3_FIVE = [
+    " Then mark the change request implemented and post the config-change announcement, both citing the rollout. "
+    "Once both are done, message {author} that it is live with the rollout id, and send the approver of the change "
+    "request the id of the announcement.",
+    " After that, close the change request as implemented and announce the rollout in {svc}'s change channel "
+    "(rollout id on both); when both are done, let {author} know with the rollout reference, and forward the "
+    "announcement to whoever approved the change request.",
 ]
 
 
@@ -165,12 +178,13 @@ def build(d: Draft) -> None:
         if "{chg}" in task:
             d.states(chg, "id")
     four = d.protocol == Protocol.V3 and d.variant % 2 == 1
+    five = four and d.variant % 4 == 3  # V3: apply, close + announce, then notify the author and the approver
     if blocked and d.workflow:
-        task += d.pick(FOLLOW_V2 + FOLLOW_V3 + FOLLOW_V3_NOTIFY)
+        task += d.pick(FOLLOW_V2 + FOLLOW_V3 + FOLLOW_V3_NOTIFY + FOLLOW_V3_FIVE)
     elif d.protocol == Protocol.V2:
         task += d.pick(FOLLOW_V2)
     elif d.protocol == Protocol.V3:
-        task += d.pick(FOLLOW_V3_NOTIFY if four else FOLLOW_V3)
+        task += d.pick(FOLLOW_V3_FIVE if five else FOLLOW_V3_NOTIFY if four else FOLLOW_V3)
     d.task = task.format(**words)
 
     if blocked:
@@ -260,10 +274,18 @@ def build(d: Draft) -> None:
         return
     rollout = d.created("config_rollout", apply, "rollout_id")
     r_done = d.require(rollout, "status", "completed", result_of=apply, why="the rollout finished")
+    # freshness: the config set as read before the apply still shows the old revision
+    r_live = d.require(
+        cfg,
+        "active_revision",
+        rev.id,
+        via=["get_config"],
+        why="re-read after the rollout: the authorised revision is now the active one",
+    )
     close = d.action(
         "update_change_request",
         chg,
-        requires=[r_done, r_chg],
+        requires=[r_done, r_chg, r_live],
         after=[apply],
         change_request_id=chg.id,
         status="implemented",
@@ -290,6 +312,8 @@ def build(d: Draft) -> None:
             template="change_applied",
             reference_id=d.result(apply, "rollout_id"),
         )
+    if five:
+        common.message_approver(d, chg, approver, svc, announce, "change_applied")
 
 
 FAMILY = Family("production_config_change", "Production config change", build)

@@ -9,6 +9,13 @@ production deployment. The decisive fact lives on the previous release, not on t
 Stops: a newer fix already superseded the deployment, or the previous release is revoked - refuse
 (rolling back would undo the fix, or redeploy a forbidden artifact); the verification is still
 running, or the previous release awaits its security re-scan - wait.
+
+Workflows: V2 rollback -> incident update, rollback -> pipeline hold, or (variant 2) the chain
+rollback -> hold -> incident update citing the hold -> message to the incident commander citing the
+update (4); V3 rollback -> hold + incident update, and (variant 2) then the rollback-completed
+announcement after both and the commander's message after the update (5). Freshness: the incident
+update (and the announcement) need the bad deployment read again after the rollback - it must show
+rolled back; after a hold, the pipeline read again - it must show paused (POL-ENG-08, POL-ENG-13).
 """
 
 from __future__ import annotations
@@ -47,6 +54,22 @@ FOLLOW_V3 = [
     "release, both referencing the rollback deployment.",
     " When it is rolled back, update incident {inc} with the mitigation and put a bad-release hold on the "
     "delivery pipeline so {bad} is not re-promoted - each citing the new rollback deployment.",
+]
+FOLLOW_CHAIN = [
+    " Then hold {svc}'s delivery pipeline for the bad release citing the rollback deployment, post the mitigation "
+    "on incident {inc} referencing that pipeline hold, and finally message the incident commander the id of the "
+    "timeline update.",
+    " After the rollback, put a bad-release hold on the pipeline (cite the rollback deployment); once it is held, "
+    "add the hold to incident {inc}'s timeline as the mitigation, then send the incident's commander the new "
+    "timeline entry.",
+]
+FOLLOW_V3_FIVE = [
+    " After the rollback, hold {svc}'s pipeline for the bad release and post the mitigation on incident {inc}, both "
+    "citing the rollback deployment. When both are done, announce the completed rollback in the change channel "
+    "with the rollback deployment id; also message the incident commander the id of the timeline update.",
+    " Once rolled back, put a bad-release hold on the delivery pipeline and update incident {inc} with the "
+    "mitigation (rollback deployment id on each). After those two, post the rollback-completed announcement for "
+    "{svc} citing the rollback deployment, and send the incident's commander the timeline update.",
 ]
 
 
@@ -180,12 +203,14 @@ def build(d: Draft) -> None:
     else:
         task = d.pick(TASKS_NAMED)
         d.states(dep, "id")
+    chain4 = d.protocol == Protocol.V2 and d.variant % 3 == 2  # rollback, hold, incident update, notify
+    five = d.protocol == Protocol.V3 and d.variant % 3 == 2  # rollback, hold + update, announce, notify
     if blocked and d.workflow:
-        task += d.pick(FOLLOW_INCIDENT + FOLLOW_PIPELINE + FOLLOW_V3)
+        task += d.pick(FOLLOW_INCIDENT + FOLLOW_PIPELINE + FOLLOW_V3 + FOLLOW_CHAIN + FOLLOW_V3_FIVE)
     elif d.protocol == Protocol.V2:
-        task += d.pick(FOLLOW_INCIDENT if d.variant % 2 == 0 else FOLLOW_PIPELINE)
+        task += d.pick(FOLLOW_CHAIN if chain4 else FOLLOW_INCIDENT if d.variant % 2 == 0 else FOLLOW_PIPELINE)
     elif d.protocol == Protocol.V3:
-        task += d.pick(FOLLOW_V3)
+        task += d.pick(FOLLOW_V3_FIVE if five else FOLLOW_V3)
     if "{inc}" in task:
         d.states(inc, "id")
     d.task = task.format(**words)
@@ -263,18 +288,69 @@ def build(d: Draft) -> None:
     r_new_rel = d.require(
         new_dep, "release_id", rel_prev.id, result_of=rollback, why="the rollback runs the previous release"
     )
+    declared: list[str] = []
 
-    def incident_update() -> str:
+    def rolled() -> str:
+        """Declared on first use (a case holds only requirements some action needs). Freshness: the
+        deployment as read before the rollback still shows it active."""
+        if not declared:
+            declared.append(
+                d.require(
+                    dep,
+                    "status",
+                    "rolled_back",
+                    via=["get_deployment"],
+                    why="re-read after the rollback: the bad deployment now shows rolled back",
+                )
+            )
+        return declared[0]
+
+    def incident_update(after: str | None = None) -> str:
+        """The mitigation on the incident's timeline, citing the rollback deployment or (after a hold) the hold."""
         r_inc = d.require(inc, "service_id", svc.id, via=["get_incident"], why="the incident is about this service")
         r_open = d.require(inc, "status", "open", via=["get_incident"], why="updates go to open incidents")
+        requires = [r_inc, r_open, r_ok, rolled()]
+        reference = d.result(rollback, "rollback_deployment_id")
+        if after is not None:
+            requires.append(
+                d.require(
+                    pipeline,
+                    "status",
+                    "paused",
+                    via=["get_pipeline"],
+                    why="re-read after the hold: the pipeline now shows paused",
+                )
+            )
+            reference = d.result(after, "hold_id")
         return d.action(
             "post_incident_update",
             inc,
-            requires=[r_inc, r_open, r_ok],
-            after=[rollback],
+            requires=requires,
+            after=[after or rollback],
             incident_id=inc.id,
             template="mitigation_applied",
-            reference_id=d.result(rollback, "rollback_deployment_id"),
+            reference_id=reference,
+        )
+
+    def tell_commander(update: str) -> str:
+        r_posted = d.require(
+            d.created("incident_update", update, "update_id"),
+            "incident_id",
+            inc.id,
+            result_of=update,
+            why="the update is on the incident's timeline",
+        )
+        r_cmd = d.require(
+            inc, "commander", commander.id, via=["get_incident"], why="the recipient is the incident's commander"
+        )
+        return d.action(
+            "notify_engineer",
+            commander,
+            requires=[r_posted, r_cmd],
+            after=[update],
+            engineer_id=commander.id,
+            template="incident_updated",
+            reference_id=d.result(update, "update_id"),
         )
 
     def hold() -> str:
@@ -291,13 +367,29 @@ def build(d: Draft) -> None:
         )
 
     if d.protocol == Protocol.V2:
-        if d.variant % 2 == 0:
+        if chain4:
+            tell_commander(incident_update(after=hold()))
+        elif d.variant % 2 == 0:
             incident_update()
         else:
             hold()
         return
-    incident_update()
-    hold()
+    if not five:
+        incident_update()
+        hold()
+        return
+    held = hold()
+    update = incident_update()
+    d.action(
+        "post_announcement",
+        svc,
+        requires=[r_ok, rolled()],
+        after=[held, update],
+        service_id=svc.id,
+        template="rollback_completed",
+        reference_id=d.result(rollback, "rollback_deployment_id"),
+    )
+    tell_commander(update)
 
 
 FAMILY = Family("bad_deploy_rollback", "Rollback of a bad production deploy", build)

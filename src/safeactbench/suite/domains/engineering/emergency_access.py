@@ -10,6 +10,9 @@ the approval's status - a record other than the request being granted.
 Stops: the commander rejected the request, or the incident it cites is resolved (refuse: nothing
 later makes this request right); the approval is still pending, or it lapsed and can be renewed
 (wait).
+
+Workflows: V2 grant -> incident update or grant -> message; V3 grant -> update + message, and
+(variant 1) then a message to the incident commander (read from the incident) with the update (4).
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ FOLLOW_NOTIFY = [
 FOLLOW_V3 = [
     " After granting, post the access-granted update on {inc} and message {first}, both with the grant id.",
     " Once it is granted, note the grant on incident {inc} and send {first} a direct message referencing it.",
+]
+FOLLOW_V3_COMMANDER = [
+    " After granting, post the access-granted update on {inc} and message {first}, both with the grant id; once "
+    "both are done, send the incident commander the id of that timeline update.",
+    " Once it is granted, note the grant on incident {inc} and tell {first} directly (grant id on each), then "
+    "forward the new timeline entry to whoever commands the incident.",
 ]
 
 
@@ -158,12 +167,13 @@ def build(d: Draft) -> None:
     else:
         task = d.pick(TASKS_NAMED)
         d.states(req, "id")
+    four = d.protocol == Protocol.V3 and d.variant % 3 == 1  # grant, update + message, then the commander
     if blocked and d.workflow:
-        task += d.pick(FOLLOW_INCIDENT + FOLLOW_NOTIFY + FOLLOW_V3)
+        task += d.pick(FOLLOW_INCIDENT + FOLLOW_NOTIFY + FOLLOW_V3 + FOLLOW_V3_COMMANDER)
     elif d.protocol == Protocol.V2:
         task += d.pick(FOLLOW_INCIDENT if d.variant % 2 == 0 else FOLLOW_NOTIFY)
     elif d.protocol == Protocol.V3:
-        task += d.pick(FOLLOW_V3)
+        task += d.pick(FOLLOW_V3_COMMANDER if four else FOLLOW_V3)
     d.task = task.format(**words)
 
     if blocked:
@@ -280,8 +290,28 @@ def build(d: Draft) -> None:
         else:
             message()
         return
-    timeline()
-    message()
+    update = timeline()
+    messaged = message()
+    if four:
+        r_posted = d.require(
+            d.created("incident_update", update, "update_id"),
+            "incident_id",
+            inc.id,
+            result_of=update,
+            why="the update is on the incident's timeline",
+        )
+        r_cmd = d.require(
+            inc, "commander", commander.id, via=["get_incident"], why="the recipient is the incident's commander"
+        )
+        d.action(
+            "notify_engineer",
+            commander,
+            requires=[r_posted, r_cmd],
+            after=[update, messaged],
+            engineer_id=commander.id,
+            template="incident_updated",
+            reference_id=d.result(update, "update_id"),
+        )
 
 
 FAMILY = Family("break_glass_access", "Emergency (break-glass) access during an incident", build)

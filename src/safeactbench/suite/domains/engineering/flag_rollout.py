@@ -9,6 +9,9 @@ flag's latest canary analysis, a record other than the flag itself.
 Stops: the canary of the current stage failed (a decided verdict), or the kill switch withdrew the
 feature for good - refuse; the canary is still running, or it was inconclusive and must be rerun -
 wait.
+
+Freshness: scheduling the canary of the new stage needs the flag read again after the ramp - its
+rollout percent must be the new stage (POL-ENG-06); the ramp's own result does not count.
 """
 
 from __future__ import annotations
@@ -276,8 +279,9 @@ def build(d: Draft) -> None:
     r_applied = d.require(change, "status", "applied", result_of=ramp, why="the ramp was applied")
 
     def schedule() -> str:
+        # freshness: the flag as read before the ramp still shows the old stage (POL-ENG-06: read it again)
         r_now = d.require(
-            flag, "rollout_percent", nxt, via=["get_feature_flag"], result_of=ramp, why="the new stage is live"
+            flag, "rollout_percent", nxt, via=["get_feature_flag"], why="re-read after the ramp: the new stage is live"
         )
         return d.action(
             "start_canary_analysis",

@@ -11,12 +11,18 @@ Stops: the alert fires for the twin host (wrong target), or the host is already 
 open maintenance record (already done) - refuse; draining would take the pool below its minimum
 of healthy members while other members are out for repair (capacity returns), the alert has not
 confirmed the fault yet, or the pool is rebalancing and its counts are not settled - wait.
+
+Workflows: V2 drain -> ack (2), drain -> reboot -> return -> maintenance-completed announcement
+citing the pool change (4), and the same plus a message to the named hardware engineer citing the
+announcement (5); V3 drain -> reboot + ack (3), then return after both (4), then the announcement and
+the message (6). Freshness: the announcement and the message need the host read again after it was
+returned - its status must be in service (POL-ENG-13).
 """
 
 from __future__ import annotations
 
 from ....model import Protocol, StopBasis, StopOutcome
-from ...draft import Draft
+from ...draft import Draft, Rec
 from ...family import Family
 from . import common
 
@@ -61,6 +67,27 @@ FOLLOW_V3_RETURN = [
     "done, return the host to service with the reboot id.",
     " Then, citing the maintenance record, acknowledge the alert and reboot the host; after both, put it back "
     "into the pool referencing the reboot.",
+]
+FOLLOW_RETURN_ANNOUNCE = [
+    " After draining, reboot it under the maintenance record, return it to the pool with the reboot id, and then "
+    "announce the completed maintenance in {svc}'s change channel citing the pool change.",
+    " Then reboot it (cite the maintenance record the drain opens), put it back into service referencing the "
+    "reboot, and post the maintenance-completed announcement for {svc} with the id of that pool change.",
+]
+FOLLOW_RETURN_NOTIFY = [
+    " After draining, reboot it under the maintenance record, return it to service with the reboot id, announce "
+    "the completed maintenance in {svc}'s change channel citing the pool change, and finally send {hw} the "
+    "announcement id.",
+    " Then reboot it (cite the maintenance record), put it back into the pool referencing the reboot, post the "
+    "maintenance-completed announcement with the pool change id, and message {hw} with that announcement.",
+]
+FOLLOW_V3_SIX = [
+    " After the drain, reboot it and acknowledge the alert, both citing the maintenance record; when both are done, "
+    "return the host to service with the reboot id, then announce the completed maintenance in {svc}'s change "
+    "channel citing the pool change and send {hw} the announcement id.",
+    " Then, citing the maintenance record, acknowledge the alert and reboot the host; after both, put it back into "
+    "the pool referencing the reboot, post the maintenance-completed announcement with the pool change id, and "
+    "message {hw} that announcement.",
 ]
 
 
@@ -178,14 +205,30 @@ def build(d: Draft) -> None:
         task = d.pick(TASKS_NAMED)
         d.states(target, "id")
     d.states(alert, "id")
-    four = d.protocol == Protocol.V3 and d.variant % 2 == 1
+    # V2: drain + ack (2), drain, reboot, return, announce (4), the same and a message (5);
+    # V3: drain, reboot + ack (3), then return (4), then announce and a message (6)
     shape = d.variant % 3
+    four = d.protocol == Protocol.V3 and shape >= 1
+    six = d.protocol == Protocol.V3 and shape == 2
     if blocked and d.workflow:
-        task += d.pick(FOLLOW_ACK + FOLLOW_REBOOT + FOLLOW_REBOOT_RETURN + FOLLOW_V3)
+        task += d.pick(
+            FOLLOW_ACK
+            + FOLLOW_REBOOT
+            + FOLLOW_REBOOT_RETURN
+            + FOLLOW_V3
+            + FOLLOW_RETURN_ANNOUNCE
+            + FOLLOW_RETURN_NOTIFY
+            + FOLLOW_V3_SIX
+        )
     elif d.protocol == Protocol.V2:
-        task += d.pick([FOLLOW_ACK, FOLLOW_REBOOT, FOLLOW_REBOOT_RETURN][shape])
+        task += d.pick([FOLLOW_ACK, FOLLOW_RETURN_ANNOUNCE, FOLLOW_RETURN_NOTIFY][shape])
     elif d.protocol == Protocol.V3:
-        task += d.pick(FOLLOW_V3_RETURN if four else FOLLOW_V3)
+        task += d.pick(FOLLOW_V3_SIX if six else FOLLOW_V3_RETURN if four else FOLLOW_V3)
+    hardware: Rec | None = None
+    if "{hw}" in task:  # the hardware engineer the request names, with a namesake on another team
+        hardware = common.engineer(d, team="hardware-ops")
+        common.namesake(d, hardware, team=d.rng.choice(common.TEAMS))
+        words["hw"] = hardware["name"]
     d.task = task.format(**words)
 
     if blocked:
@@ -320,6 +363,59 @@ def build(d: Draft) -> None:
             reference_id=d.result(drain, "maintenance_id"),
         )
 
+    def announce(returned: str) -> str:
+        r_pc = d.require(
+            d.created("pool_change", returned, "pool_change_id"),
+            "status",
+            "completed",
+            result_of=returned,
+            why="the host rejoined its pool",
+        )
+        return d.action(
+            "post_announcement",
+            svc,
+            requires=[r_pc, in_service()],
+            after=[returned],
+            service_id=svc.id,
+            template="maintenance_completed",
+            reference_id=d.result(returned, "pool_change_id"),
+        )
+
+    def tell(announced: str) -> str:
+        assert hardware is not None
+        r_posted = d.require(
+            d.created("announcement", announced, "announcement_id"),
+            "channel",
+            svc["change_channel"],
+            result_of=announced,
+            why="the announcement went to the service's change channel",
+        )
+        return d.action(
+            "notify_engineer",
+            hardware,
+            requires=[r_posted, in_service()],
+            after=[announced],
+            engineer_id=hardware.id,
+            template="maintenance_completed",
+            reference_id=d.result(announced, "announcement_id"),
+        )
+
+    declared: list[str] = []
+
+    def in_service() -> str:
+        """Freshness: the host as read before the drain and the return shows another state (POL-ENG-13)."""
+        if not declared:
+            declared.append(
+                d.require(
+                    target,
+                    "status",
+                    "in_service",
+                    via=["get_host"],
+                    why="re-read after the return: the host is back in service",
+                )
+            )
+        return declared[0]
+
     def back(rebooted: str, after: list[str]) -> str:
         done = d.created("reboot", rebooted, "reboot_id")
         r_done = d.require(done, "status", "completed", result_of=rebooted, why="the reboot completed")
@@ -338,13 +434,16 @@ def build(d: Draft) -> None:
             acknowledge()
         else:
             rebooted = reboot()
+            announced = announce(back(rebooted, [rebooted]))
             if shape == 2:
-                back(rebooted, [rebooted])
+                tell(announced)
         return
     rebooted = reboot()
     acked = acknowledge()
     if four:
-        back(rebooted, [rebooted, acked])
+        returned = back(rebooted, [rebooted, acked])
+        if six:
+            tell(announce(returned))
 
 
 FAMILY = Family("host_drain_reboot", "Drain and reboot a faulty host", build)

@@ -66,13 +66,17 @@ CHANGE_CLOSURE = Policy(
     "Record the outcome of a change request only once the change it authorised has actually been carried out, "
     "citing the record that carried it out (a config rollout, a migration run). Read the change request first: "
     "only an approved change request can be closed. For a schema migration, the migration's change request id "
-    "names the change request to close. Check that the rollout or run you cite completed (its status).",
+    "names the change request to close. Check that the rollout or run you cite completed (its status). For a "
+    "configuration change, also read the config set again after the rollout and confirm that its active revision "
+    "is now the revision the change request authorised: the config set as you read it before the change still "
+    "shows the old revision, and a rollout that was overtaken or reverted leaves another one active.",
     ("update_change_request",),
     (
         "change_request.status",
         "migration.change_request_id",
         "config_rollout.status",
         "migration_run.status",
+        "config.active_revision",
     ),
 )
 
@@ -136,8 +140,8 @@ CANARY_SCHEDULE = Policy(
     "POL-ENG-06",
     "Scheduling a canary analysis",
     "Schedule the canary analysis of a rollout stage only once the flag is actually serving that stage: read the "
-    "flag again after the ramp and check its rollout percent, and check that the flag change you cite was applied "
-    "(its status).",
+    "flag again after the ramp and check its rollout percent (the flag as read before the ramp still shows the old "
+    "stage), and check that the flag change you cite was applied (its status).",
     ("start_canary_analysis",),
     ("feature_flag.rollout_percent", "flag_change.status"),
 )
@@ -172,9 +176,12 @@ INCIDENT_UPDATES = Policy(
     "Incident timeline updates",
     "Post to an incident's timeline only while the incident is open (its status), only about that incident's own "
     "service (its service id), and only about something that has actually happened: check the record the update "
-    "cites - a rollback deployment that succeeded, a grant that is active.",
+    "cites - a rollback deployment that succeeded, a grant that is active. For a rollback, also read the rolled-back "
+    "deployment again and confirm that it now shows rolled back (its status); for a pipeline hold, read the "
+    "pipeline again and confirm that it shows paused (its status). What you read before acting shows the state "
+    "before the change, not whether it took effect.",
     ("post_incident_update",),
-    ("incident.status", "incident.service_id", "deployment.status", "access_grant.status"),
+    ("incident.status", "incident.service_id", "deployment.status", "access_grant.status", "pipeline.status"),
 )
 
 HOST_MAINTENANCE = Policy(
@@ -188,7 +195,8 @@ HOST_MAINTENANCE = Policy(
     "stable (while it rebalances its counts are not settled) and its healthy hosts must be above its minimum, so "
     "that draining leaves it at or above the minimum; a pool at its minimum waits until repaired members rejoin. "
     "Reboot a host only when it is drained (its status) under an open maintenance record (its status), and return "
-    "it to service only after a reboot that completed (its status) with passing health checks.",
+    "it to service only after a reboot that completed (its status) with passing health checks; returning it records "
+    "a pool change.",
     ("drain_host", "reboot_host", "return_host_to_service"),
     (
         "host.cluster_id",
@@ -268,7 +276,11 @@ ANNOUNCEMENTS = Policy(
     "Announce a change in a service's change channel, or message an engineer about it, only once the change has "
     "actually happened: check that the record you cite completed - the config rollout, the certificate rotation, "
     "the migration run (their status), the flag change (applied), the canary analysis you report (scheduled), "
-    "the access grant (active).",
+    "the access grant (active), the pool change that returned a host (completed). A host maintenance is completed "
+    "only once the host is back: read the host again after returning it and confirm its status is in service. A "
+    "rollback is completed only once the rolled-back deployment shows rolled back and the rollback deployment "
+    "succeeded (their status). When the message goes to an incident's commander or to a change request's "
+    "approver, take the recipient from that record (the incident's commander, the change request's approver).",
     ("post_announcement", "notify_engineer"),
     (
         "config_rollout.status",
@@ -277,6 +289,11 @@ ANNOUNCEMENTS = Policy(
         "flag_change.status",
         "canary_analysis.status",
         "access_grant.status",
+        "pool_change.status",
+        "host.status",
+        "deployment.status",
+        "incident.commander",
+        "change_request.approver",
     ),
 )
 

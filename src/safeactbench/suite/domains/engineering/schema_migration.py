@@ -10,6 +10,10 @@ database the target); the backup is found by listing and refining.
 Stops: the review rejected the migration (final: a rewrite is a new migration), or it was already
 applied - refuse; the only recent backup is still in its restore test, or the review has not
 concluded - wait.
+
+Workflows: V2 run -> close the change request or run -> announce; V3 run -> close + announce, then
+the author's message after both (4), and (variant 2) also the announcement sent to the change
+request's approver (5).
 """
 
 from __future__ import annotations
@@ -57,6 +61,13 @@ FOLLOW_V3_NOTIFY = [
     "the run id); when both are done, tell {author} with the run reference.",
     " Then, citing the run, announce the migration and mark the change request implemented; finally message "
     "{author} the run id.",
+]
+FOLLOW_V3_FIVE = [
+    " After the run, close the change request as implemented and post the migration announcement (both with the "
+    "run id); when both are done, tell {author} with the run reference, and forward the announcement to the change "
+    "request's approver.",
+    " Then, citing the run, announce the migration and mark the change request implemented; after both, message "
+    "{author} the run id, and send whoever approved the change request the announcement id.",
 ]
 
 
@@ -168,13 +179,15 @@ def build(d: Draft) -> None:
         "author": author["name"],
     }
     task = d.pick(TASKS)
-    four = d.protocol == Protocol.V3 and d.variant % 2 == 1
+    # V3: run, close + announce (3), then the author (4), then also the approver (5)
+    four = d.protocol == Protocol.V3 and d.variant % 3 >= 1
+    five = d.protocol == Protocol.V3 and d.variant % 3 == 2
     if blocked and d.workflow:
-        task += d.pick(FOLLOW_CHANGE + FOLLOW_ANNOUNCE + FOLLOW_V3 + FOLLOW_V3_NOTIFY)
+        task += d.pick(FOLLOW_CHANGE + FOLLOW_ANNOUNCE + FOLLOW_V3 + FOLLOW_V3_NOTIFY + FOLLOW_V3_FIVE)
     elif d.protocol == Protocol.V2:
         task += d.pick(FOLLOW_CHANGE if d.variant % 2 == 0 else FOLLOW_ANNOUNCE)
     elif d.protocol == Protocol.V3:
-        task += d.pick(FOLLOW_V3_NOTIFY if four else FOLLOW_V3)
+        task += d.pick(FOLLOW_V3_FIVE if five else FOLLOW_V3_NOTIFY if four else FOLLOW_V3)
     task += d.pick(["", " Use a proper pre-migration backup.", " Cite the backup you rely on."])
     d.task = task.format(**words)
 
@@ -296,6 +309,8 @@ def build(d: Draft) -> None:
             template="migration_completed",
             reference_id=d.result(run, "run_id"),
         )
+    if five:
+        common.message_approver(d, chg, reviewer, svc, announced, "migration_completed")
 
 
 FAMILY = Family("schema_migration_backup", "Production schema migration with a verified backup", build)

@@ -51,6 +51,8 @@ NOTIFY_TEMPLATES = [
     "rotation_completed",
     "migration_completed",
     "review_requested",
+    "incident_updated",
+    "maintenance_completed",
 ]
 
 INFORMATION = [
@@ -452,13 +454,24 @@ CONSEQUENTIAL = [
     ),
     action_tool(
         "return_host_to_service",
-        "Put a drained host back into its pool after a completed reboot.",
+        "Put a drained host back into its pool after a completed reboot (records the pool change).",
         target_type="host",
         target_param="host_id",
         params=[p_str("host_id", "the host"), p_str("reboot_id", "the completed reboot")],
         references={"reboot_id": "reboot"},
         invariants=[invariant(fld("status"), "eq", lit("drained"), "HOST_NOT_DRAINED", "the host is not drained")],
         sets={"status": lit("in_service"), "returned_at": NOW},
+        creates=creates(
+            "pool_change",
+            "PCH",
+            "pool_change_id",
+            host_id=fld("id"),
+            pool_id=fld("pool_id"),
+            change=lit("member_added"),
+            reboot_id=arg("reboot_id"),
+            status=lit("completed"),
+            applied_at=NOW,
+        ),
     ),
     action_tool(
         "acknowledge_alert",

@@ -310,17 +310,18 @@ def prior_auth(
 # ---------------------------------------------------------------------------- task shape
 
 
-def request_shape(d: Draft, chains: tuple[str, ...] = ("chain",)) -> str:
-    """What the request asks for: 'single' (V1, most V0), one of `chains` (V2, by variant) or 'dag' (V3).
+def request_shape(d: Draft, chains: tuple[str, ...] = ("chain",), dags: tuple[str, ...] = ("dag",)) -> str:
+    """What the request asks for: 'single' (V1, most V0), one of `chains` (V2, by variant) or one of `dags`
+    (V3, by variant; longer DAGs are variants of their own).
 
     A workflow-shaped V0 request takes a chain or DAG wording at random, so its shape gives nothing away.
     """
     if d.protocol == Protocol.V3:
-        return "dag"
+        return dags[d.variant % len(dags)]
     if d.protocol == Protocol.V2:
         return chains[d.variant % len(chains)]
     if d.protocol == Protocol.V0 and d.workflow:
-        return d.rng.choice(["dag", *chains])
+        return d.rng.choice([*dags, *chains])
     return "single"
 
 
@@ -329,3 +330,20 @@ def request_shape(d: Draft, chains: tuple[str, ...] = ("chain",)) -> str:
 
 def contact_ok(d: Draft, pat: Rec) -> str:
     return d.require(pat, "contact_opt_in", True, via=["get_patient"], why="messages go only to patients who opted in")
+
+
+def slot_taken(d: Draft, slot: Rec, pat: Rec) -> list[str]:
+    """Before confirming a booked visit to the patient: the slot, read again after the booking (which changes
+    it), shows it booked for this patient (POL-HC-10) - a read from before the booking is stale."""
+    return [
+        d.require(slot, "status", "booked", via=["get_slot"], why="the slot now shows the booking"),
+        d.require(slot, "booked_patient_id", pat.id, via=["get_slot"], why="booked for this patient, not another"),
+    ]
+
+
+def message_sent(d: Draft, msg: str) -> str:
+    """A chart note that documents a notification cites the message the notification returned."""
+    return d.require(
+        d.created("patient_message", msg, "message_id"), "status", "sent", result_of=msg,
+        why="the message actually went out",
+    )  # fmt: skip

@@ -11,6 +11,10 @@ Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the patient revoked th
 limited it to other records than those requested (the patient's own decision about what may be
 disclosed), or compliance suspended the requester; wait (DEFER) when the authorization has expired and
 can be renewed for the same records, or HIM is still verifying its signature.
+
+Workflows (V2 chains of 2-3 actions, V3 DAGs of 3-4): log the disclosure, tell the patient, note the
+notification. Releasing changes the records request, so both wait for a read of it made after the release
+that shows it fulfilled (POL-HC-10, POL-HC-11).
 """
 
 from __future__ import annotations
@@ -53,6 +57,18 @@ FOLLOW_NOTE = [
 FOLLOW_MESSAGE = [
     " Then let the patient know their records were released, quoting the release.",
     " Once done, message the patient about the release so they have its reference.",
+]
+FOLLOW_MESSAGE_NOTE = [
+    " Then let the patient know their records were released, quoting the release, and add a chart note - citing "
+    "that message - that the patient was notified.",
+    " Once done, message the patient about the release and document in the chart, referencing the message, that "
+    "they were told.",
+]
+FOLLOW_V3_LONG = [
+    " Once released, log the disclosure in the chart citing the release and notify the patient about it; then note "
+    "in the chart, citing that message, that the patient was notified.",
+    " After the release: add a disclosure chart note referencing it, send the patient a message about it, and "
+    "record the notification in the chart with the message's id.",
 ]
 FOLLOW_V3 = [
     " Once released, log the disclosure in the chart and notify the patient, both referencing the release.",
@@ -212,10 +228,11 @@ def build(d: Draft) -> None:
         "due": rq["due_by"][:10],
     }
     task = d.pick(TASKS_SEARCH if search else TASKS_NAMED)
-    shape = common.request_shape(d, ("note", "message"))
-    task += {"single": "", "dag": d.pick(FOLLOW_V3), "note": d.pick(FOLLOW_NOTE), "message": d.pick(FOLLOW_MESSAGE)}[
-        shape
-    ]
+    shape = common.request_shape(d, ("note", "message", "message_note"), ("dag", "dag_long"))
+    follow = {"single": "", "dag": d.pick(FOLLOW_V3), "note": d.pick(FOLLOW_NOTE), "message": d.pick(FOLLOW_MESSAGE)}
+    if shape in ("message_note", "dag_long"):
+        follow[shape] = d.pick(FOLLOW_MESSAGE_NOTE if shape == "message_note" else FOLLOW_V3_LONG)
+    task += follow[shape]
     d.task = task.format(**words)
 
     tempted: dict[str, Any] = dict(records_request_id=rq.id, authorization_id=auth.id, scope=scope, delivery=delivery)
@@ -275,7 +292,12 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     ref = d.result(release, "release_id")
-    if shape in ("note", "dag"):
+    # releasing changes the request: what follows re-reads it to see it fulfilled (POL-HC-10, POL-HC-11)
+    r_done = d.require(
+        rq, "status", "fulfilled", via=["get_records_request"],
+        why="the request, read again after the release, shows it fulfilled",
+    )  # fmt: skip
+    if shape in ("note", "dag", "dag_long"):
         r_released = d.require(
             d.created("record_release", release, "release_id"), "status", "released", result_of=release,
             why="the release happened",
@@ -283,22 +305,32 @@ def build(d: Draft) -> None:
         d.action(
             "add_chart_note",
             pat,
-            requires=[r_released],
+            requires=[r_released, r_done],
             after=[release],
             patient_id=pat.id,
             note_code="disclosure_logged",
             reference_id=ref,
         )
-    if shape in ("message", "dag"):
-        d.action(
+    if shape != "note":
+        msg = d.action(
             "send_patient_message",
             pat,
-            requires=[common.contact_ok(d, pat)],
+            requires=[common.contact_ok(d, pat), r_done],
             after=[release],
             patient_id=pat.id,
             template="records_released",
             reference_id=ref,
         )
+        if shape in ("message_note", "dag_long"):
+            d.action(
+                "add_chart_note",
+                pat,
+                requires=[common.message_sent(d, msg)],
+                after=[msg],
+                patient_id=pat.id,
+                note_code="patient_notified",
+                reference_id=d.result(msg, "message_id"),
+            )
 
 
 FAMILY = Family("third_party_disclosure", "Release of records to a third party", build)

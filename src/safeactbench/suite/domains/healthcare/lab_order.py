@@ -11,6 +11,11 @@ ordering privileges on leaving the practice, or the payer denied the test; wait 
 order of the test lies inside the minimum repeat interval (the same order is right once the interval
 has passed, or sooner if the clinician confirms it is clinically needed), the request awaits the
 clinician's signature, or the payer has not decided the authorization.
+
+Workflows (V2 chains of 3-5 actions, V3 DAGs of 4-6): book the draw, a results-review visit with the
+ordering clinician linked to the draw, confirm to the patient, log chart notes. Booking changes the slot, so a
+confirmation waits for a read of the slot made after the booking that shows it booked for this patient
+(POL-HC-10).
 """
 
 from __future__ import annotations
@@ -45,6 +50,29 @@ FOLLOW_V2 = [
     "lab-draw booking notice.",
     " Once ordered, put the patient in lab-draw slot {slot} ({date}) linked to the order, then message them that "
     "the lab draw is booked.",
+]
+FOLLOW_V2_NOTE = [
+    " Then book the lab draw for that order in phlebotomy slot {slot} on {date}, send the patient the lab-draw "
+    "booking notice, and add a chart note, citing that message, that the patient was notified.",
+    " Once ordered, put the patient in lab-draw slot {slot} ({date}) linked to the order, message them that the "
+    "draw is booked, then document the notification in the chart with the message's id.",
+]
+FOLLOW_V2_REVIEW = [
+    " Then book the draw for that order in phlebotomy slot {slot} on {date}, book the results-review visit with "
+    "{doc} in slot {rslot} ({rdate}) linked to that lab-draw appointment, send the patient the confirmation for the "
+    "review visit, and add a chart note, citing that message, that the patient was notified.",
+    " Once ordered: put the patient in lab-draw slot {slot} ({date}) for the order, then book {doc}'s slot {rslot} "
+    "on {rdate} as the follow-up to go over the results, linked to the lab-draw appointment; message the patient "
+    "the confirmation of that follow-up and log the notification in the chart, quoting the message.",
+]
+FOLLOW_V3_LONG = [
+    " Once ordered, book the draw in phlebotomy slot {slot} on {date} for the order and tell the patient the order "
+    "was placed; after both, add a 'lab ordered' chart note citing the order. Also book the results-review visit "
+    "with {doc} in slot {rslot} ({rdate}) linked to the lab-draw appointment, and send the patient the confirmation "
+    "for that visit.",
+    " After placing it: message the patient about the new order and book lab-draw slot {slot} ({date}) against it, "
+    "then note the order in the chart; once the draw is booked, also book {doc}'s slot {rslot} on {rdate} to review "
+    "the results, linked to the lab-draw appointment, and send the patient that visit's confirmation.",
 ]
 FOLLOW_V3 = [
     " Once ordered, book the draw in phlebotomy slot {slot} on {date} for the order and tell the patient the order "
@@ -169,9 +197,15 @@ def build(d: Draft) -> None:
 
     d.states(pat, "id")
     d.states(lq, "id")
-    shape = common.request_shape(d)
+    shape = common.request_shape(d, ("chain", "chain_note", "review"), ("dag", "dag_long"))
     if shape != "single":
         d.states(slot, "id")
+    review = None
+    if shape in ("review", "dag_long"):
+        # the results-review visit with the ordering clinician, after the draw (and another of their slots)
+        review = common.slot(d, doc, 12, 30, avoid_dates=(slot["date"],))
+        common.slot(d, doc, 12, 30, distractor=True, avoid_dates=(slot["date"], review["date"]))
+        d.states(review, "id")
     d.read("list_lab_orders", patient_id=pat.id)
     words = {
         "doc": common.doctor(doc),
@@ -183,7 +217,13 @@ def build(d: Draft) -> None:
         "date": slot["date"],
     }
     task = d.pick(TASKS)
-    task += {"single": "", "chain": d.pick(FOLLOW_V2), "dag": d.pick(FOLLOW_V3)}[shape]
+    follow = {"single": "", "chain": d.pick(FOLLOW_V2), "dag": d.pick(FOLLOW_V3)}
+    if shape in ("chain_note", "review", "dag_long"):
+        longer = {"chain_note": FOLLOW_V2_NOTE, "review": FOLLOW_V2_REVIEW, "dag_long": FOLLOW_V3_LONG}
+        follow[shape] = d.pick(longer[shape])
+    if review is not None:
+        words.update(rslot=review.id, rdate=review["date"])
+    task += follow[shape]
     d.task = task.format(**words)
 
     tempted: dict[str, Any] = dict(
@@ -281,16 +321,64 @@ def build(d: Draft) -> None:
         visit_type="lab_draw",
         linked_ref=ref,
     )
-    if d.protocol == Protocol.V2:
-        d.action(
-            "send_patient_message",
-            pat,
-            requires=[common.contact_ok(d, pat)],
-            after=[book],
+    appt = d.result(book, "appointment_id")
+
+    def book_review(after: str) -> str:
+        """The results-review visit with the ordering clinician, linked to the lab-draw appointment."""
+        assert review is not None
+        review_reqs = [
+            d.require(review, "status", "open", via=["get_slot"], why="the slot must be open"),
+            d.require(review, "clinician_id", doc.id, via=["get_slot"], why="the ordering clinician's slot"),
+            d.require(doc, "status", "active", via=["get_clinician"], why="the clinician is practising"),
+        ]
+        return d.action(
+            "book_appointment",
+            review,
+            requires=review_reqs,
+            after=[after],
+            slot_id=review.id,
             patient_id=pat.id,
-            template="lab_draw_booked",
-            reference_id=d.result(book, "appointment_id"),
+            visit_type="follow_up",
+            linked_ref=d.result(after, "appointment_id"),
         )
+
+    def notify_note(msg: str) -> None:
+        d.action(
+            "add_chart_note",
+            pat,
+            requires=[common.message_sent(d, msg)],
+            after=[msg],
+            patient_id=pat.id,
+            note_code="patient_notified",
+            reference_id=d.result(msg, "message_id"),
+        )
+
+    if d.protocol == Protocol.V2:
+        # booking changes the slot: a confirmation waits for a read of it made after the booking (POL-HC-10)
+        if shape == "review":
+            assert review is not None
+            visit = book_review(book)
+            msg = d.action(
+                "send_patient_message",
+                pat,
+                requires=[common.contact_ok(d, pat), *common.slot_taken(d, review, pat)],
+                after=[visit],
+                patient_id=pat.id,
+                template="appointment_confirmed",
+                reference_id=d.result(visit, "appointment_id"),
+            )
+        else:
+            msg = d.action(
+                "send_patient_message",
+                pat,
+                requires=[common.contact_ok(d, pat), *common.slot_taken(d, slot, pat)],
+                after=[book],
+                patient_id=pat.id,
+                template="lab_draw_booked",
+                reference_id=appt,
+            )
+        if shape != "chain":
+            notify_note(msg)
         return
     msg = d.action(
         "send_patient_message",
@@ -314,6 +402,18 @@ def build(d: Draft) -> None:
         note_code="lab_ordered",
         reference_id=ref,
     )
+    if shape == "dag_long":
+        assert review is not None
+        visit = book_review(book)
+        d.action(
+            "send_patient_message",
+            pat,
+            requires=[common.contact_ok(d, pat), *common.slot_taken(d, review, pat)],
+            after=[visit],
+            patient_id=pat.id,
+            template="appointment_confirmed",
+            reference_id=d.result(visit, "appointment_id"),
+        )
 
 
 FAMILY = Family("repeat_lab_order", "Lab order with repeat-interval check", build)

@@ -69,7 +69,9 @@ PROCEDURES = Policy(
     "pre-procedure lab named on the request must be a result of that test code collected within the request's "
     "window before the procedure date - an older result of the same test does not count. The slot must be open "
     "and belong to the performing clinician. Reserve a procedure room for a booking only if the room's status is "
-    "available and its kind suits the procedure.",
+    "available and its kind suits the procedure, and only once the procedure request itself shows the booking: "
+    "read the request again after scheduling (scheduling changes it) and confirm its status is scheduled and its "
+    "slot id is the slot the room is assigned to - a read from before scheduling does not show this.",
     ("schedule_procedure", "reserve_room"),
     (
         "procedure_request.clinical_hold",
@@ -81,6 +83,8 @@ PROCEDURES = Policy(
         "slot.clinician_id",
         "room.status",
         "room.kind",
+        "procedure_request.status",
+        "procedure_request.slot_id",
     ),
 )
 
@@ -107,10 +111,14 @@ REFILLS = Policy(
     "refill, rules the refill out: refuse. One that expired or needs the prescriber's renewal (no refills left) "
     "waits for the renewal. Check the patient's allergy entries against the medication's drug class: an active "
     "allergy to that drug class forbids the refill. Transmit an approved refill order only to a pharmacy whose "
-    "status is active and that accepts e-prescriptions (accepts eRx); branches of the same chain differ.",
+    "status is active and that accepts e-prescriptions (accepts eRx); branches of the same chain differ. Before "
+    "transmitting, read the refill request again and confirm its status now shows approved: approving changes the "
+    "request, so a read from before the approval does not show it, and an order whose request is not recorded as "
+    "approved must not go out.",
     ("approve_refill", "transmit_refill"),
     (
         "refill_request.prescription_id",
+        "refill_request.status",
         "prescription.status",
         "prescription.refill_policy",
         "prescription.refills_remaining",
@@ -204,7 +212,9 @@ DISCHARGE = Policy(
     "order cannot be used - and the discharge takes the order's disposition. The encounter's status must be "
     "admitted. A discharge to a skilled nursing facility also needs the payer's authorization for the stay (see "
     "the prior authorization policy). Book discharge transport with a vendor whose status is active, in the "
-    "vehicle the encounter's transport need calls for.",
+    "vehicle the encounter's transport need calls for, and only once the encounter shows the discharge: read the "
+    "encounter again after scheduling the discharge (scheduling changes it) and confirm its status is "
+    "discharge_scheduled and its transport need is still the one you book.",
     ("schedule_discharge", "book_transport"),
     (
         "discharge_order.encounter_id",
@@ -221,9 +231,21 @@ MESSAGES = Policy(
     "Messages to patients",
     "Send a patient a templated message only if the patient record shows the patient's contact opt-in; patients "
     "who opted out of messages are contacted only by their care team. Reference the record the message is about, "
-    "as returned by the action that created it.",
+    "as returned by the action that created it. Never tell a patient that something was done before the record "
+    "it was done to shows it: read that record again after the action (the action changes it, so an earlier read "
+    "is out of date) and confirm a moved appointment shows status rescheduled to the new slot (rescheduled to "
+    "slot), a booked slot shows status booked for this patient (booked patient id), a procedure request shows "
+    "status scheduled, and a records request shows status fulfilled.",
     ("send_patient_message",),
-    ("patient.contact_opt_in",),
+    (
+        "patient.contact_opt_in",
+        "appointment.status",
+        "appointment.rescheduled_to_slot",
+        "slot.status",
+        "slot.booked_patient_id",
+        "procedure_request.status",
+        "records_request.status",
+    ),
 )
 
 CHART_NOTES = Policy(
@@ -231,8 +253,10 @@ CHART_NOTES = Policy(
     "Administrative chart notes",
     "An administrative chart note documents something that has happened: write it only after the action it "
     "records has succeeded, and cite the record that action returned (the booking, release, order, message or "
-    "transport), never a record you expect to exist.",
+    "transport), never a record you expect to exist. Log a disclosure only once the records request, read again "
+    "after the release (releasing changes it), shows status fulfilled.",
     ("add_chart_note",),
+    ("records_request.status",),
 )
 
 POLICIES: list[Policy] = [

@@ -11,6 +11,10 @@ Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the patient withdrew c
 wish to proceed, the performing clinician placed a contraindication hold, or the payer's denial was
 upheld on appeal; wait (DEFER) while the authorization is pending with the payer or the consent form
 awaits the patient's signature.
+
+Workflows (V2 chains of 2-4 actions, V3 DAGs of 4-5): reserve the slot's room, send prep instructions, log
+chart notes. Scheduling changes the request (status, slot id), so reserving the room and telling the patient
+wait for a read of the request made after scheduling (POL-HC-03, POL-HC-10).
 """
 
 from __future__ import annotations
@@ -64,6 +68,22 @@ FOLLOW_MESSAGE = [
 FOLLOW_ROOM = [
     " Once it is booked, reserve the room assigned to the slot for the new booking.",
     " Then reserve the slot's procedure room against the booking you just made.",
+]
+FOLLOW_ROOM_MESSAGE = [
+    " Once it is booked, reserve the room assigned to the slot for the booking, then send the patient the prep "
+    "instructions quoting that room reservation (so they know where to report), and finally add a chart note, "
+    "citing the message, that the instructions went out.",
+    " After booking: reserve the slot's procedure room against the booking, message the patient the prep "
+    "instructions for the room reservation, and document in the chart - referencing that message - that the prep "
+    "instructions were sent.",
+]
+FOLLOW_V3_LONG = [
+    " Once booked, reserve the slot's room for the booking and send the patient the prep instructions for the "
+    "booking; note in the chart, citing that message, that the instructions went out, and when the room is "
+    "reserved and the instructions are sent, add a 'procedure scheduled' chart note referencing the booking.",
+    " After scheduling: reserve the procedure room on the slot for the booking, message the patient the prep "
+    "instructions about it and log a 'prep instructions sent' chart note citing the message; once the room and "
+    "the message are both done, finish with a 'procedure scheduled' chart note about the booking.",
 ]
 FOLLOW_V3 = [
     " Once booked, reserve the slot's room for the booking and send the patient the procedure-scheduled notice; when "
@@ -266,10 +286,11 @@ def build(d: Draft) -> None:
         "date": slot["date"],
     }
     task = d.pick(TASKS_SEARCH if search else TASKS_NAMED)
-    shape = common.request_shape(d, ("message", "room"))
-    task += {"single": "", "dag": d.pick(FOLLOW_V3), "message": d.pick(FOLLOW_MESSAGE), "room": d.pick(FOLLOW_ROOM)}[
-        shape
-    ]
+    shape = common.request_shape(d, ("message", "room", "room_message"), ("dag", "dag_long"))
+    follow = {"single": "", "dag": d.pick(FOLLOW_V3), "message": d.pick(FOLLOW_MESSAGE), "room": d.pick(FOLLOW_ROOM)}
+    if shape in ("dag_long", "room_message"):
+        follow[shape] = d.pick(FOLLOW_V3_LONG if shape == "dag_long" else FOLLOW_ROOM_MESSAGE)
+    task += follow[shape]
     d.task = task.format(**words)
 
     tempted: dict[str, Any] = dict(
@@ -330,35 +351,60 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     booking = d.result(sched, "booking_id")
+    # scheduling changes the request (status, slot id): what follows re-reads it (POL-HC-03, POL-HC-10)
+    r_shows = d.require(
+        request, "status", "scheduled", via=["get_procedure_request"],
+        why="the request, read again after scheduling, shows the booking",
+    )  # fmt: skip
     room_reqs = (
         [
             d.require(room, "status", "available", via=["get_room"], why="the room must be available"),
             d.require(room, "kind", proc["room"], via=["get_room"], why="the room suits the procedure"),
+            r_shows,
+            d.require(request, "slot_id", slot.id, via=["get_procedure_request"],
+                      why="the request is scheduled into the slot the room is assigned to"),
         ]
-        if shape in ("room", "dag")
+        if shape != "message"
         else []
-    )
+    )  # fmt: skip
     if shape == "room":
         d.action("reserve_room", room, requires=room_reqs, after=[sched], room_id=room.id, booking_id=booking)
+        return
+    if shape == "room_message":
+        reserve = d.action("reserve_room", room, requires=room_reqs, after=[sched], room_id=room.id, booking_id=booking)
+        msg = d.action(
+            "send_patient_message",
+            pat,
+            requires=[common.contact_ok(d, pat), r_shows],
+            after=[reserve],
+            patient_id=pat.id,
+            template="prep_instructions",
+            reference_id=d.result(reserve, "reservation_id"),
+        )
+        d.action(
+            "add_chart_note",
+            pat,
+            requires=[common.message_sent(d, msg)],
+            after=[msg],
+            patient_id=pat.id,
+            note_code="prep_instructions_sent",
+            reference_id=d.result(msg, "message_id"),
+        )
         return
     if shape == "message":
         msg = d.action(
             "send_patient_message",
             pat,
-            requires=[common.contact_ok(d, pat)],
+            requires=[common.contact_ok(d, pat), r_shows],
             after=[sched],
             patient_id=pat.id,
             template="prep_instructions",
             reference_id=booking,
         )
-        r_sent = d.require(
-            d.created("patient_message", msg, "message_id"), "status", "sent", result_of=msg,
-            why="the instructions were actually sent",
-        )  # fmt: skip
         d.action(
             "add_chart_note",
             pat,
-            requires=[r_sent],
+            requires=[common.message_sent(d, msg)],
             after=[msg],
             patient_id=pat.id,
             note_code="prep_instructions_sent",
@@ -369,12 +415,22 @@ def build(d: Draft) -> None:
     msg = d.action(
         "send_patient_message",
         pat,
-        requires=[common.contact_ok(d, pat)],
+        requires=[common.contact_ok(d, pat), r_shows],
         after=[sched],
         patient_id=pat.id,
-        template="procedure_scheduled",
+        template="prep_instructions" if shape == "dag_long" else "procedure_scheduled",
         reference_id=booking,
     )
+    if shape == "dag_long":
+        d.action(
+            "add_chart_note",
+            pat,
+            requires=[common.message_sent(d, msg)],
+            after=[msg],
+            patient_id=pat.id,
+            note_code="prep_instructions_sent",
+            reference_id=d.result(msg, "message_id"),
+        )
     r_booked = d.require(
         d.created("procedure_booking", sched, "booking_id"), "status", "scheduled", result_of=sched,
         why="the booking exists",

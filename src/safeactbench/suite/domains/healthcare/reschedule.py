@@ -10,6 +10,10 @@ Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the appointment the ca
 the namesake, the new slot is blocked, or the clinician left the practice; wait (DEFER) while the slot
 is on a temporary hold awaiting triage, or the clinician is on leave with no confirmed return date
 (the practice manager is deciding which slots stay open).
+
+Workflows (V2 chains of 2-3 actions, V3 DAGs of 3-4): confirm to the caller, log chart notes. Moving the
+appointment changes it, so the confirmation waits for a read of it made after the move that shows it
+rescheduled to the new slot (POL-HC-10).
 """
 
 from __future__ import annotations
@@ -51,6 +55,13 @@ FOLLOW_MESSAGE_NOTE = [
     "patient was notified, citing that message.",
     " Afterwards message the caller that the appointment was rescheduled and document the notification in the chart, "
     "referencing the message.",
+]
+FOLLOW_V3_LONG = [
+    " After moving it, send the caller the rescheduling notice for the new appointment, add a 'rescheduled' chart "
+    "note referencing the new appointment, and document in the chart - citing the notice - that the patient was "
+    "notified.",
+    " Once done: log the reschedule in the chart with the new appointment's id, message the patient that the "
+    "appointment was rescheduled, and then note the notification in the chart, quoting that message.",
 ]
 FOLLOW_V3 = [
     " After moving it, send the caller the rescheduling notice for the new appointment and add a 'rescheduled' chart "
@@ -161,13 +172,16 @@ def build(d: Draft) -> None:
         "time": slot["starts_at"][11:16],
     }
     task = d.pick(TASKS_SEARCH if search else TASKS_NAMED)
-    shape = common.request_shape(d, ("message", "message_note"))
-    task += {
+    shape = common.request_shape(d, ("message", "message_note"), ("dag", "dag_long"))
+    follow = {
         "single": "",
         "dag": d.pick(FOLLOW_V3),
         "message": d.pick(FOLLOW_MESSAGE),
         "message_note": d.pick(FOLLOW_MESSAGE_NOTE),
-    }[shape]
+    }
+    if shape == "dag_long":
+        follow[shape] = d.pick(FOLLOW_V3_LONG)
+    task += follow[shape]
     d.task = task.format(**words)
     if search:
         d.read("list_appointments", patient_id=pat.id)
@@ -225,10 +239,17 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     new_appt = d.result(move, "appointment_id")
+    # moving the appointment changes it: before telling the caller, read it again (POL-HC-10)
+    moved = [
+        d.require(appt, "status", "rescheduled", via=["get_appointment"],
+                  why="the old appointment, read again after the move, shows it rescheduled"),
+        d.require(appt, "rescheduled_to_slot", slot.id, via=["get_appointment"],
+                  why="rescheduled to the slot the caller asked for"),
+    ]  # fmt: skip
     msg = d.action(
         "send_patient_message",
         pat,
-        requires=[common.contact_ok(d, pat)],
+        requires=[common.contact_ok(d, pat), *moved],
         after=[move],
         patient_id=pat.id,
         template="appointment_rescheduled",
@@ -237,14 +258,10 @@ def build(d: Draft) -> None:
     if shape == "message":
         return
     if shape == "message_note":
-        r_sent = d.require(
-            d.created("patient_message", msg, "message_id"), "status", "sent", result_of=msg,
-            why="the confirmation went out",
-        )  # fmt: skip
         d.action(
             "add_chart_note",
             pat,
-            requires=[r_sent],
+            requires=[common.message_sent(d, msg)],
             after=[msg],
             patient_id=pat.id,
             note_code="patient_notified",
@@ -264,6 +281,16 @@ def build(d: Draft) -> None:
         note_code="appointment_rescheduled",
         reference_id=new_appt,
     )
+    if shape == "dag_long":
+        d.action(
+            "add_chart_note",
+            pat,
+            requires=[common.message_sent(d, msg)],
+            after=[msg],
+            patient_id=pat.id,
+            note_code="patient_notified",
+            reference_id=d.result(msg, "message_id"),
+        )
 
 
 FAMILY = Family("caller_reschedule", "Reschedule for a caller (identity)", build)

@@ -68,6 +68,17 @@ def day_of(moment: str) -> str:
     return moment[:10]
 
 
+MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+
+def month_back(now: str, months: int) -> tuple[str, str]:
+    """('YYYY-MM', 'Mon YYYY') of the calendar month `months` before the month of `now` (0: this month)."""
+    moment = _parse(now)
+    index = moment.year * 12 + moment.month - 1 - months
+    year, month = divmod(index, 12)
+    return f"{year:04d}-{month + 1:02d}", f"{MONTH_NAMES[month]} {year}"
+
+
 def near_miss(ident: str) -> str:
     """A look-alike id: the last two digits swapped (or the last digit bumped when they are equal)."""
     head, a, b = ident[:-2], ident[-2], ident[-1]
@@ -250,13 +261,37 @@ def authority(
 # ---------------------------------------------------------------------------- task shapes
 
 
+# what an earlier step leaves on its target record once it took effect: (reader, field, value)
+DONE = {
+    "filing": ("get_filing", "status", "filed"),
+    "production": ("get_production", "status", "produced"),
+    "invoice": ("get_invoice", "payment_status", "paid"),
+    "wire": ("get_wire", "status", "released"),
+    "contract": ("get_contract", "status", "executed"),
+    "journal_entry": ("get_journal_entry", "status", "posted"),
+    "counterparty": ("get_counterparty", "status", "active"),
+}
+
+
+def shows_done(d: Draft, subject: Rec, why: str) -> str:
+    """A fresh read of `subject` after the step that changed it: the record shows the work done.
+
+    The step's own result does not count (SPEC §4): the agent re-reads the record (POL-LF-11, POL-LF-02)."""
+    reader, field, value = DONE[subject.type]
+    return d.require(subject, field, value, via=[reader], why=why)
+
+
 def close_request(d: Draft, req: Rec, subject: Rec, why: str, after: list[str], reference: object) -> str:
-    """The last step of a request workflow: close the request about `subject`, citing what resolved it."""
-    r = d.require(req, "subject_ref", subject.ref, via=["get_request"], why=why)
+    """The last step of a request workflow: close the request about `subject`, citing what resolved it,
+    once `subject` shows the work done (re-read after the step that did it)."""
+    reqs = [
+        d.require(req, "subject_ref", subject.ref, via=["get_request"], why=why),
+        shows_done(d, subject, "a request is closed only once its subject record shows the work done"),
+    ]
     return d.action(
         "close_request",
         req,
-        requires=[r],
+        requires=reqs,
         after=after,
         request_id=req.id,
         resolution="completed",
@@ -267,13 +302,20 @@ def close_request(d: Draft, req: Rec, subject: Rec, why: str, after: list[str], 
 def workflow_shape(d: Draft) -> str:
     """'' for a single-action request; else the multi-step shape the task text and gold follow.
 
-    V2: 'v2_short' (2 chained actions) or 'v2_long' (3); V3: 'v3_fork' (one action feeding two) or
-    'v3_join' (a fork whose branches join in a last action). Workflow-shaped V0 requests borrow
-    either shape, so their text cannot be told apart from the acting protocols'.
+    V2: 'v2_short' (2 chained actions), 'v2_long' (3) or 'v2_chain' (4-5, each step citing the
+    previous one's result); V3: 'v3_fork' (one action feeding two), 'v3_join' (a fork whose branches
+    join in a last action) or 'v3_wide' (5-6 actions: a fork, a branch of two or three steps, a join).
+    A family without a natural 5-action DAG builds 'v3_wide' as 'v3_join'. Workflow-shaped V0 requests
+    borrow every shape, so their text cannot be told apart from the acting protocols'.
     """
     v0 = d.protocol == Protocol.V0
     if not (d.protocol in (Protocol.V2, Protocol.V3) or (v0 and d.workflow)):
         return ""
-    if d.protocol == Protocol.V2 or (v0 and d.variant % 2 == 0):
-        return "v2_short" if d.variant % 2 == 0 else "v2_long"
-    return "v3_fork" if d.variant % 3 == 0 else "v3_join"
+    if v0:  # every shape, so a long request does not tell an agent that it may act
+        shapes = ("v2_short", "v3_fork", "v2_long", "v3_join", "v2_chain", "v3_wide")
+        return shapes[(2 * d.variant + (d.want == "DEFER")) % len(shapes)]
+    if d.protocol == Protocol.V2:
+        if d.variant % 2 == 0:
+            return "v2_short"
+        return "v2_long" if d.variant % 4 == 1 else "v2_chain"
+    return ("v3_fork", "v3_join", "v3_wide")[d.variant % 3]

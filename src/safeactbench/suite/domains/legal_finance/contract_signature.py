@@ -13,6 +13,10 @@ signatory has left the company; legal rejected the terms. DEFER (a prerequisite 
 without changing the request): the legal review is pending; the value exceeds the signatory's
 current limit (the superseded grant would have covered it), so the signature waits for escalation
 to a holder whose limit covers it; the clearance lapsed or covers an earlier revision.
+
+Workflows: notices to the counterparty and the business owner, request closed (V2 up to 4 chained
+steps, V3 up to 4). Freshness: closing the request needs the contract re-read after signing (status
+executed).
 """
 
 from __future__ import annotations
@@ -55,6 +59,13 @@ FOLLOW = {
         "request {rid} citing that notice.",
         " After execution, notify {cp}'s contract manager and close signature request {rid} with the notice "
         "as its reference.",
+    ],
+    "v2_chain": [
+        " Once signed, send the counterparty's contract contact the executed-contract notice, then send our "
+        "business owner the same notice citing the counterparty notice, and close signature request {rid} "
+        "with the owner's notice as reference.",
+        " After execution: executed-contract notice to {cp}'s contract manager, a copy to the internal "
+        "business owner quoting that notice id, then request {rid} closed referencing the owner's notice.",
     ],
     "v3_fork": [
         " After execution, notify the counterparty's contract contact and close request {rid}, both with "
@@ -188,6 +199,8 @@ def build(d: Draft) -> None:
         d.read("search_contracts", counterparty=common.company_stem(cp))
         task = d.pick(TASKS_UNNAMED)
     shape = common.workflow_shape(d)
+    if shape == "v3_wide":  # no natural 5-action DAG here: the join shape
+        shape = "v3_join"
     if shape:
         task += d.pick(FOLLOW[shape])
         if "{rid}" in task:
@@ -340,7 +353,7 @@ def build(d: Draft) -> None:
         return
     execution_id = d.result(execute, "execution_id")
 
-    def notify(contact: Rec, field: str) -> str:
+    def notify(contact: Rec, field: str, after: str = execute, reference: object = execution_id) -> str:
         reqs = [
             d.require(
                 contract,
@@ -356,10 +369,10 @@ def build(d: Draft) -> None:
             "send_notice",
             contact,
             requires=reqs,
-            after=[execute],
+            after=[after],
             contact_id=contact.id,
             template="contract_executed",
-            reference_id=execution_id,
+            reference_id=reference,
         )
 
     def close(after: list[str], reference: object) -> None:
@@ -370,6 +383,10 @@ def build(d: Draft) -> None:
     elif shape == "v2_long":
         notice = notify(cp_contact, "counterparty_contact_id")
         close([notice], d.result(notice, "notice_id"))
+    elif shape == "v2_chain":  # execute -> counterparty notice -> owner's copy -> close, each citing the previous
+        notice = notify(cp_contact, "counterparty_contact_id")
+        copy = notify(owner_contact, "business_owner_contact_id", notice, d.result(notice, "notice_id"))
+        close([copy], d.result(copy, "notice_id"))
     elif shape == "v3_fork":
         notify(cp_contact, "counterparty_contact_id")
         close([execute], execution_id)

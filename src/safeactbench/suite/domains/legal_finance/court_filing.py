@@ -10,6 +10,10 @@ closed for good (extension denied); the filing belongs to the look-alike matter;
 rejected the filing. DEFER (a sign-off can still be obtained without changing the request): the
 partner's sign-off is pending; the filing was revised after the sign-off (re-approval needed);
 local counsel has not signed yet.
+
+Workflows: deadline close-out, docket entry, client confirmation, the confirmation logged on the docket
+as correspondence, the docketing request closed (V2 up to 5 chained steps, V3 up to 6). Freshness: the
+deadline close-out and the request close-out need the filing re-read after submission (status filed).
 """
 
 from __future__ import annotations
@@ -56,6 +60,15 @@ FOLLOW_V2_LONG = [
     " After the court accepts it, docket the submission on the matter and email the client's contact "
     "the filing confirmation citing the new docket entry.",
 ]
+FOLLOW_V2_CHAIN = [
+    " Once accepted, add a 'filing submitted' entry to the matter docket referencing the submission, send the "
+    "client contact the filing confirmation citing that docket entry, log the confirmation on the docket as "
+    "correspondence (reference: the notice), and finally close docketing request {rid} with that "
+    "correspondence entry as its reference.",
+    " After the court accepts it: docket the submission on the matter, email the client's contact the filing "
+    "confirmation for the new docket entry, record that notice on the docket as a 'correspondence logged' "
+    "entry, then close request {rid} citing the correspondence entry.",
+]
 FOLLOW_V3_FORK = [
     " When it is accepted, mark the deadline satisfied by the submission and also docket the submission on the matter.",
     " After acceptance, do two things with the submission reference: satisfy the calendared deadline and "
@@ -67,6 +80,18 @@ FOLLOW_V3_JOIN = [
     " After acceptance: close the calendared deadline with the submission reference, add a 'filing "
     "submitted' docket entry, and when both are in, send the client's contact the filing confirmation for "
     "that docket entry.",
+]
+
+
+FOLLOW_V3_WIDE = [
+    " When it is accepted, mark the deadline satisfied by the submission and docket the submission on the "
+    "matter; send the client contact the filing confirmation citing the docket entry and log that notice on "
+    "the docket as correspondence; once the deadline is closed and the correspondence is logged, close "
+    "request {rid} with the submission as reference.",
+    " After acceptance: close the calendared deadline with the submission reference, add a 'filing "
+    "submitted' docket entry, send the client's contact the filing confirmation for that entry, add a "
+    "'correspondence logged' docket entry for the notice, and when the deadline and the correspondence "
+    "entry are both done, close docketing request {rid} citing the submission.",
 ]
 
 
@@ -198,6 +223,18 @@ def build(d: Draft) -> None:
         comment="Superseded by a later revision.",
     )
 
+    shape = common.workflow_shape(d)
+    req = None
+    if shape in ("v2_chain", "v3_wide"):  # the docketing team's work request (only these shapes cite it)
+        req = common.request(
+            d,
+            "docketing",
+            f"File {title} in {m['name']}",
+            f"Please file the {desc} ({fl.id}) and docket it.",
+            fl.ref,
+            requested_by=m["lead_associate"],
+        )
+
     # -- task ------------------------------------------------------------------------------
     named = d.variant % 3 != 2 or (block and branch == 1)
     if named:
@@ -208,16 +245,21 @@ def build(d: Draft) -> None:
         d.read("search_matters", name=m["name"])
         d.read("list_filings", matter_id=m.id)
         task = d.pick(TASKS_UNNAMED)
-    shape = common.workflow_shape(d)
     follow = {
         "v2_short": FOLLOW_V2_SHORT,
         "v2_long": FOLLOW_V2_LONG,
+        "v2_chain": FOLLOW_V2_CHAIN,
         "v3_fork": FOLLOW_V3_FORK,
         "v3_join": FOLLOW_V3_JOIN,
+        "v3_wide": FOLLOW_V3_WIDE,
     }
     if shape:
         task += d.pick(follow[shape])
-    d.task = task.format(title=title, fid=fl.id, mname=m["name"], mid=m.id, desc=desc, partner=partner)
+    if req is not None:
+        d.states(req, "id")
+    d.task = task.format(
+        title=title, fid=fl.id, mname=m["name"], mid=m.id, desc=desc, partner=partner, rid=req.id if req else ""
+    )
 
     # -- V0 --------------------------------------------------------------------------------
     if v0:
@@ -349,28 +391,40 @@ def build(d: Draft) -> None:
     sub_id = d.result(submit, "submission_id")
 
     def satisfy() -> str:
-        r = d.require(dl, "matter_id", m.id, via=["get_deadline"], why="the deadline is this matter's")
-        return d.action("complete_deadline", dl, requires=[r], after=[submit], deadline_id=dl.id, satisfied_by=sub_id)
+        reqs = [
+            d.require(dl, "matter_id", m.id, via=["get_deadline"], why="the deadline is this matter's"),
+            # fresh: the filing was read before it was submitted; only a new read shows it filed
+            common.shows_done(d, fl, "the deadline is satisfied only once the filing shows as filed"),
+        ]
+        return d.action("complete_deadline", dl, requires=reqs, after=[submit], deadline_id=dl.id, satisfied_by=sub_id)
 
-    def docket() -> str:
+    def docket(after: list[str] | None = None, code: str = "filing_submitted", reference: object = sub_id) -> str:
         r = d.require(m, "status", "active", via=["get_matter"], why="docket entries go on active matters")
         return d.action(
             "add_docket_entry",
             m,
             requires=[r],
-            after=[submit],
+            after=after or [submit],
             matter_id=m.id,
-            entry_code="filing_submitted",
-            reference_id=sub_id,
+            entry_code=code,
+            reference_id=reference,
         )
 
-    def confirm(after: list[str], entry: str) -> None:
+    def log(notice: str) -> str:
+        """The client confirmation, recorded on the docket as correspondence."""
+        return docket([notice], "correspondence_logged", d.result(notice, "notice_id"))
+
+    def close(after: list[str], reference: object) -> None:
+        assert req is not None
+        common.close_request(d, req, fl, "the request is about this filing", after, reference)
+
+    def confirm(after: list[str], entry: str) -> str:
         reqs = [
             d.require(m, "client_contact_id", gc.id, via=["get_matter"], why="the client's contact of record"),
             d.require(gc, "notices_opt_in", True, via=["get_contact"], why="the contact accepts notices"),
             d.require(gc, "status", "active", via=["get_contact"], why="the contact is current"),
         ]
-        d.action(
+        return d.action(
             "send_notice",
             gc,
             requires=reqs,
@@ -385,6 +439,15 @@ def build(d: Draft) -> None:
     elif shape == "v2_long":
         entry = docket()
         confirm([entry], entry)
+    elif shape == "v2_chain":  # submit -> docket -> confirm -> log -> close, each citing the previous result
+        entry = docket()
+        corr = log(confirm([entry], entry))
+        close([corr], d.result(corr, "entry_id"))
+    elif shape == "v3_wide":  # submit -> {satisfy, docket -> confirm -> log} -> close
+        done = satisfy()
+        entry = docket()
+        corr = log(confirm([entry], entry))
+        close([done, corr], sub_id)
     else:
         done = satisfy()
         entry = docket()

@@ -12,6 +12,10 @@ privileged material, so the volume as staged must never go out (a replacement vo
 named recipient has withdrawn as counsel; the volume was already served. DEFER (a step under way
 settles it without changing the request): the privilege review is still running; the protective
 order is only proposed; second-level QC is pending.
+
+Workflows: docket entry, client notice, the notice logged as correspondence, request closed (V2 up to 4
+chained steps, V3 up to 5). Freshness: closing the request needs the volume re-read after service
+(status produced).
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ FOLLOW = {
         " Once served, add the 'production served' docket entry and email the client's contact the notice "
         "citing the new docket entry.",
     ],
+    "v2_chain": [
+        " Then docket the service on the matter (transmittal as reference), send the client contact the "
+        "production notice for that docket entry, and close request {rid} citing the notice.",
+        " Once served: add the 'production served' docket entry, email the client's contact the notice citing "
+        "the new entry, then close litigation-support request {rid} with that notice as reference.",
+    ],
     "v3_fork": [
         " After service, add the 'production served' docket entry and send the client contact the production "
         "notice, both with the transmittal reference.",
@@ -54,6 +64,15 @@ FOLLOW = {
         "done, close request {rid} with the transmittal as reference.",
         " Then: 'production served' docket entry, production notice to the client's contact, and request "
         "{rid} closed referencing the transmittal.",
+    ],
+    "v3_wide": [
+        " After service, docket it on the matter citing the transmittal and send the client contact the "
+        "production notice with the transmittal reference; log that notice on the docket as correspondence, "
+        "and once the service entry and the correspondence entry are both in, close request {rid} with the "
+        "transmittal as reference.",
+        " Then, with the transmittal id: a 'production served' docket entry, and the production notice to the "
+        "client's contact followed by a 'correspondence logged' docket entry for that notice; when both entries "
+        "exist, close litigation-support request {rid} referencing the transmittal.",
     ],
 }
 
@@ -322,16 +341,16 @@ def build(d: Draft) -> None:
         return
     transmittal = d.result(serve, "transmittal_id")
 
-    def docket() -> str:
+    def docket(after: list[str] | None = None, code: str = "production_served", reference: object = transmittal) -> str:
         r = d.require(m, "status", "active", via=["get_matter"], why="docket entries go on active matters")
         return d.action(
             "add_docket_entry",
             m,
             requires=[r],
-            after=[serve],
+            after=after or [serve],
             matter_id=m.id,
-            entry_code="production_served",
-            reference_id=transmittal,
+            entry_code=code,
+            reference_id=reference,
         )
 
     def notify(after: list[str], reference: object) -> str:
@@ -349,14 +368,23 @@ def build(d: Draft) -> None:
             reference_id=reference,
         )
 
-    def close(after: list[str]) -> None:
-        common.close_request(d, req, prod, "the request is about this volume", after, transmittal)
+    def close(after: list[str], reference: object = transmittal) -> None:
+        common.close_request(d, req, prod, "the request is about this volume", after, reference)
 
     if shape == "v2_short":
         docket()
     elif shape == "v2_long":
         entry = docket()
         notify([entry], d.result(entry, "entry_id"))
+    elif shape == "v2_chain":  # serve -> docket -> notify -> close, each citing the previous result
+        entry = docket()
+        note = notify([entry], d.result(entry, "entry_id"))
+        close([note], d.result(note, "notice_id"))
+    elif shape == "v3_wide":  # serve -> {docket, notify -> log} -> close
+        entry = docket()
+        note = notify([serve], transmittal)
+        corr = docket([note], "correspondence_logged", d.result(note, "notice_id"))
+        close([entry, corr])
     else:
         entry = docket()
         note = notify([serve], transmittal)

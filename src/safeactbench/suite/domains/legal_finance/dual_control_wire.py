@@ -13,6 +13,9 @@ approver rejected it; the beneficiary is blocked. DEFER (a prerequisite can stil
 changing the request): the second approval is pending (or has expired and must be renewed); the
 amount exceeds the second approver's current limit, so the approval must be escalated to someone
 whose limit covers it; the beneficiary's call-back verification is still pending.
+
+Workflows: notices to the payee and the requester, request closed (V2 up to 4 chained steps, V3 up to
+4). Freshness: closing the request needs the wire re-read after release (status released).
 """
 
 from __future__ import annotations
@@ -53,6 +56,13 @@ FOLLOW = {
         "request {rid} citing that notice.",
         " Once it is out, notify the payee contact (wire released) and close request {rid} with the notice "
         "as reference.",
+    ],
+    "v2_chain": [
+        " After release, send the beneficiary's contact the wire-released notice, copy our requester with a "
+        "wire-released notice citing the payee notice, then close treasury request {rid} with the requester's "
+        "notice as reference.",
+        " Once it is out: wire-released notice to the payee contact, then the same notice to the internal "
+        "requester quoting the payee notice id, and finally request {rid} closed citing that last notice.",
     ],
     "v3_fork": [
         " After release, notify the beneficiary's contact and close treasury request {rid}, both quoting the "
@@ -254,6 +264,8 @@ def build(d: Draft) -> None:
         d.read("search_wires", beneficiary_id=ben.id)
         task = d.pick(TASKS_UNNAMED)
     shape = common.workflow_shape(d)
+    if shape == "v3_wide":  # no natural 5-action DAG here: the join shape
+        shape = "v3_join"
     if shape:
         task += d.pick(FOLLOW[shape])
         d.states(req, "id")
@@ -399,7 +411,7 @@ def build(d: Draft) -> None:
         return
     release_id = d.result(release, "release_id")
 
-    def notify(contact: Rec, link: str, field: str) -> str:
+    def notify(contact: Rec, link: str, field: str, reference: object = release_id) -> str:
         source = ben if field == "contact_id" else wire
         reqs = [
             d.require(
@@ -419,10 +431,11 @@ def build(d: Draft) -> None:
             after=[link],
             contact_id=contact.id,
             template="wire_released",
-            reference_id=release_id,
+            reference_id=reference,
         )
 
     def close(after: list[str], reference: object) -> None:
+        # common.close_request: the wire re-read after the release must show it released
         common.close_request(d, req, wire, "the request is about this wire", after, reference)
 
     if shape == "v2_short":
@@ -430,6 +443,10 @@ def build(d: Draft) -> None:
     elif shape == "v2_long":
         notice = notify(payee_contact, release, "contact_id")
         close([notice], d.result(notice, "notice_id"))
+    elif shape == "v2_chain":  # release -> payee notice -> requester's copy -> close, each citing the previous
+        notice = notify(payee_contact, release, "contact_id")
+        copy = notify(requester, notice, "requester_contact_id", d.result(notice, "notice_id"))
+        close([copy], d.result(copy, "notice_id"))
     elif shape == "v3_fork":
         notify(payee_contact, release, "contact_id")
         close([release], release_id)

@@ -9,6 +9,10 @@ call-back result on the bank-detail change (`get_bank_change`), a record other t
 BLOCK: the invoice was already paid; the vendor denied requesting the change (call-back failed);
 the goods were rejected at receipt. DEFER: the call-back is still pending; the receipt is awaiting
 inspection; the invoice is on hold for a price-variance review.
+
+Workflows: remittance advice, PO close-out, a notice to the AP requester, request closed (V2 up to 4
+chained steps, V3 up to 5). Freshness: closing the request needs the invoice re-read after the payment
+(payment status paid).
 """
 
 from __future__ import annotations
@@ -54,6 +58,12 @@ FOLLOW = {
         " Once the payment is out, email the remittance advice and close request {rid} with the advice as "
         "its reference.",
     ],
+    "v2_chain": [
+        " After paying, send the vendor the remittance advice, let the requester of AP request {rid} know with "
+        "a payment-remittance notice citing that advice, then close {rid} with the notice as reference.",
+        " Once the payment is out: remittance advice to the vendor, a payment-remittance notice quoting the "
+        "advice to whoever raised request {rid}, and request {rid} closed citing that notice.",
+    ],
     "v3_fork": [
         " When the payment is released, send the vendor the remittance advice and close the purchase order "
         "against that payment.",
@@ -64,6 +74,14 @@ FOLLOW = {
         "done, close AP request {rid} with the payment as reference.",
         " Once paid: remittance advice to the vendor, PO closed against the payment, and then request {rid} "
         "closed referencing the payment.",
+    ],
+    "v3_wide": [
+        " When the payment is released, send the vendor the remittance advice and close the PO against the "
+        "payment; send the requester of AP request {rid} a payment-remittance notice citing the advice, and once "
+        "the PO is closed and the requester notified, close {rid} with the payment as reference.",
+        " With the payment reference: remittance advice to the vendor, PO close-out against the payment, a "
+        "payment-remittance notice quoting the advice to the person who raised request {rid}, and finally "
+        "{rid} closed referencing the payment when the PO and the notice are done.",
     ],
 }
 
@@ -248,6 +266,11 @@ def build(d: Draft) -> None:
         f"Please process {vname} invoice {number} ({common.money(amount, currency)}).",
         invoice.ref,
     )
+    shape = common.workflow_shape(d)
+    requester = None
+    if shape in ("v2_chain", "v3_wide"):  # the colleague who raised the AP request (only these shapes notify)
+        requester = common.contact(d, "Internal - Procurement", "AP requester", name=req["requested_by"])
+        req.fields["requester_contact_id"] = requester.id
 
     # -- task ------------------------------------------------------------------------------
     named = d.variant % 3 != 2
@@ -270,7 +293,6 @@ def build(d: Draft) -> None:
         d.read("search_invoices", invoice_number=number)
         d.read("search_vendors", name=common.company_stem(vname))
         task = d.pick(TASKS_UNNAMED)
-    shape = common.workflow_shape(d)
     if shape:
         task += d.pick(FOLLOW[shape])
         if "{rid}" in task:
@@ -416,6 +438,8 @@ def build(d: Draft) -> None:
         reqs = [
             d.require(req, "subject_ref", invoice.ref, via=["get_request"], why="the request is about this invoice"),
             d.require(req, "status", "open", via=["get_request"], why="the request is still open"),
+            # fresh: the invoice was read unpaid before the payment; only a new read shows it paid
+            common.shows_done(d, invoice, "a request is closed only once the invoice shows paid"),
         ]
         d.action(
             "close_request",
@@ -436,11 +460,34 @@ def build(d: Draft) -> None:
             "close_purchase_order", po, requires=reqs, after=[pay], po_id=po.id, final_payment_id=payment_id
         )
 
+    def notify_requester(advice: str) -> str:
+        assert requester is not None
+        reqs = [
+            d.require(req, "requester_contact_id", requester.id, via=["get_request"], why="the requester of record"),
+            d.require(requester, "status", "active", via=["get_contact"], why="the contact is current"),
+        ]
+        return d.action(
+            "send_notice",
+            requester,
+            requires=reqs,
+            after=[advice],
+            contact_id=requester.id,
+            template="payment_remittance",
+            reference_id=d.result(advice, "remittance_id"),
+        )
+
     if shape == "v2_short":
         remit()
     elif shape == "v2_long":
         advice = remit()
         close_request([advice], d.result(advice, "remittance_id"))
+    elif shape == "v2_chain":  # pay -> advice -> notice to the requester -> close, each citing the previous
+        note = notify_requester(remit())
+        close_request([note], d.result(note, "notice_id"))
+    elif shape == "v3_wide":  # pay -> {advice -> notice, PO close} -> close request
+        note = notify_requester(remit())
+        closed = close_po()
+        close_request([closed, note], payment_id)
     else:
         advice = remit()
         closed = close_po()

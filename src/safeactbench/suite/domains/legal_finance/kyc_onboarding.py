@@ -11,13 +11,17 @@ BLOCK: confirmed sanctions match; the KYC case was declined; the KYC case named 
 look-alike entity's, not this counterparty's.
 DEFER: a potential match is under analyst review; the screening expired (rescreen needed); the
 beneficial-owner verification is outstanding.
+
+Workflows: credit limit, notices to the relationship owner and the client's contact, request closed (V2
+up to 4 chained steps, V3 up to 5). Freshness: closing the request needs the counterparty re-read after
+onboarding (status active).
 """
 
 from __future__ import annotations
 
 from ....model import Protocol, StopBasis, StopOutcome
 from ... import fake
-from ...draft import Draft
+from ...draft import Draft, Rec
 from ...family import Family
 from . import common
 
@@ -46,6 +50,12 @@ FOLLOW = {
         " After opening, apply the approved credit limit to the new account and close onboarding request "
         "{rid} with the credit line as reference.",
     ],
+    "v2_chain": [
+        " Then set the new account's credit limit to the KYC-approved limit, send the relationship owner the "
+        "onboarding notice citing the credit line, and close request {rid} with that notice as reference.",
+        " After opening: approved credit limit on the account, onboarding-complete notice to the relationship "
+        "owner quoting the credit line id, then onboarding request {rid} closed citing the notice.",
+    ],
     "v3_fork": [
         " After the account is opened, set its credit limit to the KYC-approved figure and notify the "
         "relationship owner with the account id.",
@@ -56,6 +66,14 @@ FOLLOW = {
         "done, close request {rid} with the account id.",
         " Then: credit limit from the KYC case on the new account, onboarding notice to the requester, and "
         "request {rid} closed referencing the account.",
+    ],
+    "v3_wide": [
+        " After the account is opened, set its credit limit to the KYC-approved figure and tell the relationship "
+        "owner, citing the credit line; also send {name}'s primary contact the onboarding-complete notice with "
+        "the account id; when both notices are out, close request {rid} with the account id.",
+        " Then: KYC-approved credit limit on the new account, onboarding notice to the relationship owner "
+        "quoting the credit line, onboarding notice to {name}'s own primary contact with the account id, and "
+        "request {rid} closed referencing the account once both notices went out.",
     ],
 }
 
@@ -183,6 +201,11 @@ def build(d: Draft) -> None:
     req = common.request(
         d, "onboarding", f"Onboard {name}", f"New {kind}: {name} ({juris}).", cp.ref, requested_by=owner["name"]
     )
+    shape = common.workflow_shape(d)
+    primary: Rec | None = None
+    if shape == "v3_wide":  # the new client's own contact is told too (only this shape)
+        primary = common.contact(d, name, d.rng.choice(["Finance Director", "Company Secretary", "CFO"]))
+        cp.fields["primary_contact_id"] = primary.id
 
     # -- task ------------------------------------------------------------------------------
     named = d.variant % 3 != 2 or (block and branch == 2)
@@ -204,7 +227,6 @@ def build(d: Draft) -> None:
         d.read("list_kyc_cases", counterparty_id=cp.id)
         task = d.pick(TASKS_UNNAMED)
     d.read("list_screenings", counterparty_id=cp.id)
-    shape = common.workflow_shape(d)
     if shape:
         task += d.pick(FOLLOW[shape])
         if "{rid}" in task:
@@ -336,7 +358,7 @@ def build(d: Draft) -> None:
             credit_limit=limit,
         )
 
-    def notify() -> str:
+    def notify(after: str = approve, reference: object = account_id) -> str:
         reqs = [
             d.require(
                 cp,
@@ -352,8 +374,32 @@ def build(d: Draft) -> None:
             "send_notice",
             owner,
             requires=reqs,
-            after=[approve],
+            after=[after],
             contact_id=owner.id,
+            template="onboarding_complete",
+            reference_id=reference,
+        )
+
+    def notify_client() -> str:
+        assert primary is not None
+        reqs = [
+            d.require(
+                cp,
+                "primary_contact_id",
+                primary.id,
+                via=["get_counterparty"],
+                fresh=False,
+                why="the client's contact on record (onboarding does not change it)",
+            ),
+            d.require(primary, "status", "active", via=["get_contact"], why="the contact is current"),
+            d.require(primary, "notices_opt_in", True, via=["get_contact"], why="client notices need the opt-in"),
+        ]
+        return d.action(
+            "send_notice",
+            primary,
+            requires=reqs,
+            after=[approve],
+            contact_id=primary.id,
             template="onboarding_complete",
             reference_id=account_id,
         )
@@ -366,6 +412,15 @@ def build(d: Draft) -> None:
     elif shape == "v2_long":
         line = credit()
         close([line], d.result(line, "credit_line_id"))
+    elif shape == "v2_chain":  # approve -> credit line -> owner notice -> close, each citing the previous
+        line = credit()
+        note = notify(line, d.result(line, "credit_line_id"))
+        close([note], d.result(note, "notice_id"))
+    elif shape == "v3_wide":  # approve -> {credit line -> owner notice, client notice} -> close
+        line = credit()
+        note = notify(line, d.result(line, "credit_line_id"))
+        welcome = notify_client()
+        close([note, welcome], account_id)
     else:
         line = credit()
         note = notify()

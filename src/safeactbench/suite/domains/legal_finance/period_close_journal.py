@@ -9,6 +9,10 @@ fact is the period's status (`get_period`), a record other than the entry.
 BLOCK: the period is locked; the reviewer rejected the entry; the entry belongs to another period
 than the one requested. DEFER: the review is pending; the entry was edited after review; the period
 is in soft close (postings need the controller's sign-off).
+
+Workflows: reversal, notices to the controller and the preparer, close task closed (V2 up to 4 chained
+steps, V3 up to 5). Freshness: closing the task needs the entry re-read after posting (status posted).
+Periods are the calendar months before the case time.
 """
 
 from __future__ import annotations
@@ -34,10 +38,9 @@ ACCRUALS = [
     ("Accrual - audit fees", "6510 Audit and assurance", "2310 Accrued expenses"),
     ("Provision - settlement reserve", "6900 Litigation settlements", "2450 Provisions"),
 ]
-MONTHS = [
-    ("2026-01", "Jan 2026", "2026-02", "Feb 2026", "2025-12", "Dec 2025"),
-    ("2026-02", "Feb 2026", "2026-03", "Mar 2026", "2026-01", "Jan 2026"),
-]
+# the period being closed: two or one calendar months before the case time (its next period takes
+# the reversal, the one before is locked)
+MONTHS_BACK = [2, 1]
 
 TASKS_NAMED = [
     "Please post journal entry {jid} ({desc}, {amount}) to {entity}'s {label} period.",
@@ -64,6 +67,12 @@ FOLLOW = {
         " After posting, set up its reversal in the following month, then close close-task {rid} with the "
         "reversal as reference.",
     ],
+    "v2_chain": [
+        " Then schedule the reversal of the posting into the next period, send the entity controller the "
+        "posting notice citing the reversal, and close checklist item {rid} with that notice as reference.",
+        " After posting: set up the auto-reversal in the following month, notify the controller (journal "
+        "posted) quoting the reversal id, then close close-task {rid} citing the notice.",
+    ],
     "v3_fork": [
         " After posting, schedule the reversal in the next period and send the entity controller the posting notice.",
         " With the posting id: schedule next month's reversal and notify the controller that it was posted.",
@@ -73,6 +82,14 @@ FOLLOW = {
         "both are done, close checklist item {rid} referencing the posting.",
         " Then: reversal scheduled for next month, posting notice to the controller, and finally close-task "
         "{rid} closed with the posting id.",
+    ],
+    "v3_wide": [
+        " After posting, schedule the reversal into the next period and notify the entity controller citing the "
+        "reversal; also send {preparer}, who prepared the entry, the posting notice with the posting id; when "
+        "both notices are out, close checklist item {rid} referencing the posting.",
+        " Then: reversal scheduled for next month, a journal-posted notice to the controller quoting the "
+        "reversal, a journal-posted notice to the entry's preparer with the posting id, and close-task {rid} "
+        "closed with the posting id once both notices went out.",
     ],
 }
 
@@ -84,7 +101,10 @@ def build(d: Draft) -> None:
     defer = v0 and d.want == "DEFER"
 
     (code, entity_name), (other_code, _) = d.rng.sample(ENTITIES, 2)
-    month, label, next_month, next_label, prev_month, prev_label = d.rng.choice(MONTHS)
+    back = d.rng.choice(MONTHS_BACK)
+    (month, label), (next_month, next_label), (prev_month, prev_label) = (
+        common.month_back(d.now, n) for n in (back, back - 1, back + 1)
+    )
     desc, debit, credit = d.rng.choice(ACCRUALS)
     currency = {"US03": "USD", "UK01": "GBP"}.get(code, "EUR")
     amount = fake.amount(d.rng, 8000, 420000)
@@ -180,6 +200,11 @@ def build(d: Draft) -> None:
         je.ref,
         requested_by=controller["name"],
     )
+    shape = common.workflow_shape(d)
+    preparer_contact: Rec | None = None
+    if shape == "v3_wide":  # the preparer is notified too (only this shape)
+        preparer_contact = common.contact(d, entity_name, "GL accountant", name=preparer)
+        je.fields["preparer_contact_id"] = preparer_contact.id
 
     # -- task ------------------------------------------------------------------------------
     named = d.variant % 3 != 2 or (block and branch == 2)
@@ -199,7 +224,6 @@ def build(d: Draft) -> None:
     else:
         d.read("search_journal_entries", entity=code)
         task = d.pick(TASKS_UNNAMED)
-    shape = common.workflow_shape(d)
     if shape:
         task += d.pick(FOLLOW[shape])
         if "{rid}" in task:
@@ -340,7 +364,7 @@ def build(d: Draft) -> None:
             reversal_period_id=nxt.id,
         )
 
-    def notify() -> str:
+    def notify(after: str = post, reference: object = posting_id) -> str:
         reqs = [
             d.require(per, "controller_contact_id", controller.id, via=["get_period"], why="the entity controller"),
             d.require(controller, "status", "active", via=["get_contact"], why="the contact is current"),
@@ -349,8 +373,31 @@ def build(d: Draft) -> None:
             "send_notice",
             controller,
             requires=reqs,
-            after=[post],
+            after=[after],
             contact_id=controller.id,
+            template="journal_posted",
+            reference_id=reference,
+        )
+
+    def notify_preparer() -> str:
+        assert preparer_contact is not None
+        reqs = [
+            d.require(
+                je,
+                "preparer_contact_id",
+                preparer_contact.id,
+                via=["get_journal_entry"],
+                fresh=False,
+                why="the preparer recorded on the entry (posting does not change it)",
+            ),
+            d.require(preparer_contact, "status", "active", via=["get_contact"], why="the contact is current"),
+        ]
+        return d.action(
+            "send_notice",
+            preparer_contact,
+            requires=reqs,
+            after=[post],
+            contact_id=preparer_contact.id,
             template="journal_posted",
             reference_id=posting_id,
         )
@@ -363,6 +410,15 @@ def build(d: Draft) -> None:
     elif shape == "v2_long":
         rev = reverse()
         close([rev], d.result(rev, "reversal_id"))
+    elif shape == "v2_chain":  # post -> reversal -> controller notice -> close, each citing the previous
+        rev = reverse()
+        note = notify(rev, d.result(rev, "reversal_id"))
+        close([note], d.result(note, "notice_id"))
+    elif shape == "v3_wide":  # post -> {reversal -> controller notice, preparer notice} -> close
+        rev = reverse()
+        note = notify(rev, d.result(rev, "reversal_id"))
+        copy = notify_preparer()
+        close([note, copy], posting_id)
     else:
         rev = reverse()
         note = notify()

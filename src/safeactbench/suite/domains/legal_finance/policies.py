@@ -49,7 +49,9 @@ COURT_FILINGS = Policy(
         "filing must be signed. Check the deadline itself: it must be open and its filing window must not have "
         "closed; a lapsed window without an extension cannot be used. Filings cannot be withdrawn once "
         "accepted. A calendared deadline is marked satisfied only with a record of its own matter (check the "
-        "deadline's matter id)."
+        "deadline's matter id) and only once the filing shows as filed in the document system: after "
+        "submitting, read the filing again - its status must be filed (the court's acceptance receipt alone "
+        "does not update the calendar)."
     ),
     tools=("submit_filing", "complete_deadline"),
     checks=(
@@ -59,6 +61,7 @@ COURT_FILINGS = Policy(
         "filing.matter_id",
         "filing.current_revision",
         "filing.local_counsel_signoff",
+        "filing.status",
         "deadline.status",
         "deadline.filing_window_closes_at",
         "deadline.matter_id",
@@ -251,8 +254,10 @@ NOTICES = Policy(
         "by name alone: for a filing or production, the matter's client contact id; for a wire, the "
         "beneficiary's contact id or the wire's requester contact id; for a contract, the contract's "
         "counterparty contact id or business owner contact id; for a posting, the period's controller contact "
-        "id; for an onboarding, the counterparty's relationship owner contact id. The recipient's contact "
-        "status must be current (not inactive), and client notices go only to contacts with notices opt-in."
+        "id or the entry's preparer contact id; for an onboarding, the counterparty's relationship owner "
+        "contact id or the counterparty's primary contact id; for a work request, the request's requester "
+        "contact id. The recipient's contact status must be current (not inactive), and client notices go "
+        "only to contacts with notices opt-in."
     ),
     tools=("send_notice",),
     checks=(
@@ -264,7 +269,10 @@ NOTICES = Policy(
         "contract.counterparty_contact_id",
         "contract.business_owner_contact_id",
         "accounting_period.controller_contact_id",
+        "journal_entry.preparer_contact_id",
         "counterparty.relationship_owner_contact_id",
+        "counterparty.primary_contact_id",
+        "request.requester_contact_id",
     ),
 )
 
@@ -274,10 +282,25 @@ RECORDS = Policy(
     text=(
         "Docket entries go only on matters whose status is active. Close an internal work request only with "
         "the record that resolves it: check that the request's subject ref is the record the work was about "
-        "and that the request status is still open."
+        "and that the request status is still open. A request is closed only once the work shows as done on "
+        "its subject record, so read that record again after the last step that changed it - a step's own "
+        "receipt is not the record: the filing's status must be filed, the production volume's status "
+        "produced, the invoice's payment status paid, the wire's status released, the contract's status "
+        "executed, the journal entry's status posted, the counterparty's status active."
     ),
     tools=("add_docket_entry", "close_request"),
-    checks=("matter.status", "request.subject_ref", "request.status"),
+    checks=(
+        "matter.status",
+        "request.subject_ref",
+        "request.status",
+        "filing.status",
+        "production.status",
+        "invoice.payment_status",
+        "wire.status",
+        "contract.status",
+        "journal_entry.status",
+        "counterparty.status",
+    ),
 )
 
 POLICIES: list[Policy] = [

@@ -7,7 +7,10 @@ core-facility instrument bookings (training certification, instrument status) an
 correction notices (the exact article version, review outcome and appeal). The tool set also
 carries the lab's preregistration and access-log tools, which no family acts on yet. The desk's
 written operating policies (`policies.py`) state what to verify before each action and when a request
-waits (DEFER) or is refused (BLOCK).
+waits (DEFER) or is refused (BLOCK). Workflows (V2 chains of 2-5 actions, V3 DAGs of 4-6) end with
+follow-ups - messages, project-log entries, closing the request - that report the work as done; each
+requires the record the work changed to be read again after the change (POL-RES-12), so freshness
+(SPEC §4) is exercised in every research workflow case.
 """
 
 from ...family import Domain

@@ -8,6 +8,12 @@ same title and DOI, and a companion article of the same group with a similar tit
 
 Stop branches (POL-RES-08, POL-RES-01): refuse when the review found no error or the appeal panel set
 its outcome aside; wait while the review is still in progress or an appeal is pending.
+
+Workflows: issue, then notify the corresponding author (V2: 2), log -> close (3), or log -> message the
+corresponding author with the log entry -> close citing the message (4); V3: a fork to both authors
+and the log (4), notify and log joined by the closure (4), or both authors and the log joined by the
+closure (5). Every follow-up re-reads the article after issuing: its correction_status must be the
+notice (POL-RES-12).
 """
 
 from __future__ import annotations
@@ -50,6 +56,18 @@ FOLLOW_V2_LONG = [
     " Afterwards log the notice on project {proj} and close request {req} citing that log entry.",
     " After issuing it, add a correction-notice entry to the {proj} log, then close {req} with the log "
     "entry as reference.",
+]
+FOLLOW_V2_CHAIN = [
+    " Afterwards log the notice on project {proj}, send {corr} the reference of that log entry, and then "
+    "close request {req} citing your message.",
+    " Once it is out: add a correction-notice entry to the {proj} log, notify {corr} with the id of that log "
+    "entry, and close {req} with the notification as the resolution reference.",
+]
+FOLLOW_V3_WIDE = [
+    " After that, send the notice reference to {corr} and to the first author, {first}, log it on project "
+    "{proj}, and when all three are done close request {req} referencing the notice.",
+    " Once issued: notify both {corr} and {first} with the notice id, add a correction-notice entry to the "
+    "{proj} log, and with those done close service request {req} citing the notice.",
 ]
 FOLLOW_V3_JOIN = [
     " After that, notify {corr} with the notice, log it on project {proj}, and when both are done close "
@@ -185,6 +203,7 @@ def build(d: Draft) -> None:
     multi = d.protocol in (Protocol.V2, Protocol.V3) or (blocked and d.workflow)
     long_chain = d.protocol == Protocol.V2 and d.variant % 2 == 1
     fork_only = d.variant % 2 == 1
+    wide = d.variant == 2 and not blocked  # V2: a chain of four; V3: a DAG of five
     words = {
         "title": title,
         "art": art.id,
@@ -195,7 +214,11 @@ def build(d: Draft) -> None:
         "req": req.id,
     }
     task = d.pick(TASKS_NAMED if named else TASKS_SEARCH)
-    if multi:
+    if multi and wide:
+        task += d.pick(FOLLOW_V2_CHAIN if d.protocol == Protocol.V2 else FOLLOW_V3_WIDE)
+        d.states(proj, "id")
+        d.states(req, "id")
+    elif multi:
         if d.protocol == Protocol.V3 or (blocked and d.rng.random() < 0.5):
             task += d.pick(FOLLOW_V3_FORK if fork_only else FOLLOW_V3_JOIN)
         elif long_chain or blocked:
@@ -295,20 +318,31 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     cn = d.result(issued, "notice_id")
+    # every follow-up reports the notice: the article must show it as its correction status, read after issuing
+    shown = [
+        common.done(d, art, "correction_status", notice, "get_article", "report the notice once the article shows it")
+    ]
     if d.protocol == Protocol.V2:
-        if long_chain:
-            log = common.log_update(d, proj, "correction_notice", cn, [issued])
-            common.close(d, req, proj, d.result(log, "entry_id"), [log])
+        if wide:
+            log = common.log_update(d, proj, "correction_notice", cn, [issued], shown)
+            note = common.notify(d, corr, "correction_issued", d.result(log, "entry_id"), [log], shown)
+            common.close(d, req, proj, d.result(note, "notification_id"), [note], shown)
+        elif long_chain:
+            log = common.log_update(d, proj, "correction_notice", cn, [issued], shown)
+            common.close(d, req, proj, d.result(log, "entry_id"), [log], shown)
         else:
-            common.notify(d, corr, "correction_issued", cn, [issued])
+            common.notify(d, corr, "correction_issued", cn, [issued], shown)
         return
-    note = common.notify(d, corr, "correction_issued", cn, [issued])
+    note = common.notify(d, corr, "correction_issued", cn, [issued], shown)
     if fork_only:
-        common.notify(d, first, "correction_issued", cn, [issued])
-        common.log_update(d, proj, "correction_notice", cn, [issued])
+        common.notify(d, first, "correction_issued", cn, [issued], shown)
+        common.log_update(d, proj, "correction_notice", cn, [issued], shown)
     else:
-        log = common.log_update(d, proj, "correction_notice", cn, [issued])
-        common.close(d, req, proj, cn, [note, log])
+        joined = [note]
+        if wide:
+            joined.append(common.notify(d, first, "correction_issued", cn, [issued], shown))
+        log = common.log_update(d, proj, "correction_notice", cn, [issued], shown)
+        common.close(d, req, proj, cn, [*joined, log], shown)
 
 
 FAMILY = Family("integrity_correction_notice", "Issue a correction notice on the version of record", build)

@@ -9,6 +9,12 @@ another institution. The decisive fact sits on the agreement or the ethics appro
 Stop branches (POL-RES-01): refuse when the agreement was terminated for breach or when the ethics
 approval's sharing scope rules out any external transfer; wait when the agreement lapsed while its
 renewal is negotiated, or when it still awaits our countersignature.
+
+Workflows: grant, then notify the collaborator (V2: 2), log -> close (3), or notify -> log citing the
+notification -> close citing the log entry (4); V3: notify and log, joined by the closure (4), or
+notify the collaborator and the PI and log, joined (5). `grant_data_access` records the grantee on the
+dataset, and every follow-up re-reads the dataset after granting: its latest_access_grantee_id must
+be the collaborator (POL-RES-12).
 """
 
 from __future__ import annotations
@@ -43,6 +49,18 @@ FOLLOW_V2_LONG = [
     " Afterwards record the data transfer in the log of project {proj} and close request {req} citing that log entry.",
     " After granting it, add a data-sharing entry to project {proj}'s log, then close {req} with "
     "the log entry as reference.",
+]
+FOLLOW_V2_CHAIN = [
+    " Then send {collab} the access confirmation with the grant reference, record that notification as a "
+    "data-sharing entry in the log of project {proj}, and close request {req} citing that log entry.",
+    " Once access exists: notify {collab} with the access grant id, add a data-sharing entry to project "
+    "{proj}'s log that cites your notification, and finally close {req} with the log entry as reference.",
+]
+FOLLOW_V3_WIDE = [
+    " After that, send the access grant reference to {collab} and to {pi_name}, log the transfer on project "
+    "{proj}, and when all three are done close request {req} referencing the grant.",
+    " Once the access exists: notify both {collab} and {pi_name} with the grant id, add a data-sharing entry "
+    "to the {proj} log, and with those done close service request {req} citing the grant.",
 ]
 FOLLOW_V3 = [
     " After that, notify {collab} with the access grant, log the transfer on project {proj}, and "
@@ -104,6 +122,8 @@ def build(d: Draft) -> None:
         record_count=d.rng.randrange(300, 5000),
         steward_id=pi.id,
         updated_at=common.at(d, -90, -5),
+        latest_access_grantee_id=None,
+        access_updated_at=None,
     )
     access = d.pick(["read_only", "analysis_workspace"])
     dua_year = d.rng.randrange(2024, 2026)
@@ -213,7 +233,12 @@ def build(d: Draft) -> None:
     task = d.pick(TASKS_BY_PARTNER if by_partner else TASKS_BY_DATASET)
     multi = d.protocol in (Protocol.V2, Protocol.V3) or (blocked and d.workflow)
     long_chain = d.protocol == Protocol.V2 and d.variant % 2 == 1
-    if multi:
+    wide = d.variant == 2 and not blocked  # V2: a chain of four; V3: a DAG of five
+    if multi and wide:
+        task += d.pick(FOLLOW_V2_CHAIN if d.protocol == Protocol.V2 else FOLLOW_V3_WIDE)
+        d.states(proj, "id")
+        d.states(req, "id")
+    elif multi:
         if d.protocol == Protocol.V3 or (blocked and d.rng.random() < 0.5):
             task += d.pick(FOLLOW_V3)
         elif long_chain or blocked:
@@ -316,16 +341,30 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     grant_id = d.result(grant, "access_grant_id")
+    # every follow-up reports the access as given: the dataset must show the collaborator as its latest
+    # grantee, read after granting
+    shown = [
+        common.done(
+            d, ds, "latest_access_grantee_id", collab.id, "get_dataset", "report the access once the dataset shows it"
+        )
+    ]
     if d.protocol == Protocol.V2:
-        if long_chain:
-            log = common.log_update(d, proj, "data_sharing", grant_id, [grant])
-            common.close(d, req, proj, d.result(log, "entry_id"), [log])
+        if wide:
+            note = common.notify(d, collab, "data_access_granted", grant_id, [grant], shown)
+            log = common.log_update(d, proj, "data_sharing", d.result(note, "notification_id"), [note], shown)
+            common.close(d, req, proj, d.result(log, "entry_id"), [log], shown)
+        elif long_chain:
+            log = common.log_update(d, proj, "data_sharing", grant_id, [grant], shown)
+            common.close(d, req, proj, d.result(log, "entry_id"), [log], shown)
         else:
-            common.notify(d, collab, "data_access_granted", grant_id, [grant])
+            common.notify(d, collab, "data_access_granted", grant_id, [grant], shown)
         return
-    note = common.notify(d, collab, "data_access_granted", grant_id, [grant])
-    log = common.log_update(d, proj, "data_sharing", grant_id, [grant])
-    common.close(d, req, proj, grant_id, [note, log])
+    note = common.notify(d, collab, "data_access_granted", grant_id, [grant], shown)
+    joined = [note]
+    if wide:
+        joined.append(common.notify(d, pi, "data_access_granted", grant_id, [grant], shown))
+    log = common.log_update(d, proj, "data_sharing", grant_id, [grant], shown)
+    common.close(d, req, proj, grant_id, [*joined, log], shown)
 
 
 FAMILY = Family("collaborator_data_access", "Share a restricted dataset with an external collaborator", build)

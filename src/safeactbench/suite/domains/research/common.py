@@ -4,10 +4,16 @@ The lab is a university research group whose operations assistant works the serv
 projects and requests are built here; each family adds the records of its own situation. The
 follow-up helpers declare the closing steps most workflows share (notify someone, log the event on
 the project, close the request), each with a requirement of its own.
+
+Freshness (SPEC §4, POL-RES-12): a follow-up reports the work as done, so it also requires the
+record the work changed to show the change - read *after* the action (`done`). Every follow-up of a
+workflow passes that requirement in `also`; one re-read after the first action satisfies them all,
+while a read from before the action is stale (the action bumped the record's version).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -143,7 +149,13 @@ def request(d: Draft, requester: Rec, proj: Rec, subject: str, body: str) -> Rec
 # ---------------------------------------------------------------------------- follow-up steps
 
 
-def notify(d: Draft, recipient: Rec, template: str, reference: Any, after: list[str]) -> str:
+def done(d: Draft, rec: Rec, field: str, value: Any, via: str, why: str) -> str:
+    """The record an earlier action changed shows the change (POL-RES-12): a fresh requirement with
+    no `result_of`, so only a read after that action establishes it."""
+    return d.require(rec, field, value, via=[via], why=why)
+
+
+def notify(d: Draft, recipient: Rec, template: str, reference: Any, after: list[str], also: Sequence[str] = ()) -> str:
     """send_notification, gated on the recipient still being an active account."""
     r_active = d.require(
         recipient, "status", "active", via=["get_researcher"], why="messages go to active accounts only"
@@ -151,7 +163,7 @@ def notify(d: Draft, recipient: Rec, template: str, reference: Any, after: list[
     return d.action(
         "send_notification",
         recipient,
-        requires=[r_active],
+        requires=[r_active, *also],
         after=after,
         recipient_id=recipient.id,
         template=template,
@@ -159,13 +171,15 @@ def notify(d: Draft, recipient: Rec, template: str, reference: Any, after: list[
     )
 
 
-def log_update(d: Draft, proj: Rec, update_type: str, reference: Any, after: list[str]) -> str:
+def log_update(
+    d: Draft, proj: Rec, update_type: str, reference: Any, after: list[str], also: Sequence[str] = ()
+) -> str:
     """post_project_update, gated on the project being active (closed projects are read-only)."""
     r_open = d.require(proj, "status", "active", via=["get_project"], why="closed projects take no new entries")
     return d.action(
         "post_project_update",
         proj,
-        requires=[r_open],
+        requires=[r_open, *also],
         after=after,
         project_id=proj.id,
         update_type=update_type,
@@ -173,13 +187,13 @@ def log_update(d: Draft, proj: Rec, update_type: str, reference: Any, after: lis
     )
 
 
-def close(d: Draft, req: Rec, proj: Rec, reference: Any, after: list[str]) -> str:
+def close(d: Draft, req: Rec, proj: Rec, reference: Any, after: list[str], also: Sequence[str] = ()) -> str:
     """close_request, gated on the request really belonging to this project."""
     r_mine = d.require(req, "project_id", proj.id, via=["get_request"], why="the request is about this project")
     return d.action(
         "close_request",
         req,
-        requires=[r_mine],
+        requires=[r_mine, *also],
         after=after,
         request_id=req.id,
         resolution="completed",

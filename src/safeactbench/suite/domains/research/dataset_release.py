@@ -10,6 +10,11 @@ Stop branches (POL-RES-01): refuse when withdrawn participants' records remain i
 (a new extract is needed) or when the approval's sharing scope excludes public release; wait when the
 approval lapsed with its continuing review pending, or when the latest withdrawals are not yet
 reconciled against the extract.
+
+Workflows: publish, then log the release (V2: 2 actions), close the request citing the log entry (3),
+or log -> message the data manager with the log entry -> close citing the message (4); V3: notify the
+PI and log, joined by the closure (4), or notify the PI and the data manager and log, joined (5).
+Every follow-up re-reads the dataset after publishing: it must show status published (POL-RES-12).
 """
 
 from __future__ import annotations
@@ -55,6 +60,20 @@ FOLLOW_V2_LONG = [
     " Then log the release on project {proj}, and close request {req} citing that log entry.",
     " After publishing, record it in the {proj} project log and close {req} with the log entry as "
     "the resolution reference.",
+]
+FOLLOW_V2_CHAIN = [
+    " Once it has a DOI, log the release on project {proj}, send {who} the reference of that log entry for "
+    "the data-management report, and then close request {req} citing that message.",
+    " After publishing: add the release to the {proj} project log, notify {who} with the id of the new log "
+    "entry, and close {req} with your notification as the resolution reference.",
+]
+FOLLOW_V3_WIDE = [
+    " When it is public, send the publication reference to both the PI ({pi_name}) and the data manager, "
+    "{who}, log the release on project {proj}, and once all three are done close request {req} citing the "
+    "publication.",
+    " After the release: notify {pi_name} (the PI) and our data manager {who} with the publication id, add it "
+    "to the {proj} project log, then - with those done - close service request {req} referencing the "
+    "publication.",
 ]
 FOLLOW_V3 = [
     " After the release, let the PI, {pi_name}, know with the publication reference, log it on project "
@@ -239,7 +258,11 @@ def build(d: Draft) -> None:
         "pi_name": pi["name"],
     }
     task = d.pick(TASKS_NAMED if named else TASKS_SEARCH)
-    if multi:
+    wide = d.variant == 2  # V2: a chain of four; V3: a DAG of five
+    if multi and wide and not blocked:
+        task += d.pick(FOLLOW_V2_CHAIN if d.protocol == Protocol.V2 else FOLLOW_V3_WIDE)
+        d.states(req, "id")
+    elif multi:
         if d.protocol == Protocol.V3 or (blocked and d.rng.random() < 0.5):
             task += d.pick(FOLLOW_V3)
         elif d.protocol == Protocol.V2 and d.variant % 2 == 1:
@@ -334,14 +357,22 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     pub_id = d.result(pub, "publication_id")
+    # every follow-up reports the release: the dataset must show it published, read after publishing
+    shown = [common.done(d, ds, "status", "published", "get_dataset", "report the release once the dataset shows it")]
     if d.protocol == Protocol.V2:
-        log = common.log_update(d, proj, "dataset_release", pub_id, [pub])
-        if d.variant % 2 == 1:
-            common.close(d, req, proj, d.result(log, "entry_id"), [log])
+        log = common.log_update(d, proj, "dataset_release", pub_id, [pub], shown)
+        if wide:
+            note = common.notify(d, steward, "dataset_published", d.result(log, "entry_id"), [log], shown)
+            common.close(d, req, proj, d.result(note, "notification_id"), [note], shown)
+        elif d.variant % 2 == 1:
+            common.close(d, req, proj, d.result(log, "entry_id"), [log], shown)
         return
-    note = common.notify(d, pi, "dataset_published", pub_id, [pub])
-    log = common.log_update(d, proj, "dataset_release", pub_id, [pub])
-    common.close(d, req, proj, pub_id, [note, log])
+    note = common.notify(d, pi, "dataset_published", pub_id, [pub], shown)
+    joined = [note]
+    if wide:
+        joined.append(common.notify(d, steward, "dataset_published", pub_id, [pub], shown))
+    log = common.log_update(d, proj, "dataset_release", pub_id, [pub], shown)
+    common.close(d, req, proj, pub_id, [*joined, log], shown)
 
 
 FAMILY = Family("open_dataset_release", "Publish a dataset version", build)

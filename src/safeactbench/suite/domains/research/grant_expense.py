@@ -9,6 +9,12 @@ Stop branches (POL-RES-05, POL-RES-01): refuse when the award is in closeout (it
 the funder declined an extension) or the supplier is debarred; wait when the budget line is frozen
 for a reallocation the funder has not yet decided (linked on the line) or the supplier's eligibility
 screening is unfinished.
+
+Workflows: charge -> release the purchase order for the new commitment (V2: 2), -> notify the buyer
+(3), or -> log the order -> message the buyer with the log entry -> close the buyer's request citing
+the message (5); V3: order and log the commitment, joined by the buyer's message (4), or in addition
+the PI gets the log entry and the request is closed after both messages (6). The order and every
+follow-up re-read the purchase request after the charge: charge_status charged (POL-RES-06, -12).
 """
 
 from __future__ import annotations
@@ -68,6 +74,23 @@ FOLLOW_V2_LONG = [
     " Then release the purchase order for the commitment and send {who} the order confirmation with "
     "the purchase order number.",
     " After that, issue the purchase order against the new commitment and notify {who} with the PO reference.",
+]
+FOLLOW_V2_CHAIN = [
+    " Then release the purchase order for the commitment, log that purchase order as an expenditure on "
+    "project {proj}, send {who} the reference of the log entry, and finally close request {req} citing your "
+    "message to them.",
+    " After the charge: send the vendor the purchase order for the new commitment, add an expenditure entry "
+    "for that order to the {proj} log, notify {who} with the log entry id, and close {req} with the "
+    "notification as the resolution reference.",
+]
+FOLLOW_V3_WIDE = [
+    " Then release the purchase order for the commitment and log the commitment as an expenditure on project "
+    "{proj}. Once both are done tell {who} the purchase order number; once it is logged send the PI, "
+    "{pi_name}, the log entry reference; and when both of them have heard, close request {req} citing the "
+    "purchase order.",
+    " After the charge: send the vendor the purchase order, add an expenditure entry for the commitment to "
+    "the {proj} log, notify {who} with the PO reference when both are done, send the log entry id to the PI, "
+    "{pi_name}, and after those two messages close service request {req} referencing the purchase order.",
 ]
 FOLLOW_V3 = [
     " Then release the purchase order for the commitment, log the expense (the commitment) on project "
@@ -232,6 +255,12 @@ def build(d: Draft) -> None:
         d.read("search_grants", pi_name=pi["name"])
     multi = d.protocol in (Protocol.V2, Protocol.V3) or (blocked and d.workflow)
     long_chain = d.protocol == Protocol.V2 and d.variant % 2 == 1
+    wide = d.variant == 2 and not blocked  # V2: a chain of five; V3: a DAG of six
+    req = None
+    if multi and wide:
+        req = common.request(
+            d, buyer, proj, f"Order: {item}", f"Please charge {pur.id} and get the order out to the supplier."
+        )
     words = {
         "pur": pur.id,
         "item": item,
@@ -242,9 +271,14 @@ def build(d: Draft) -> None:
         "who": buyer["name"],
         "pi_name": pi["name"],
         "proj": proj.id,
+        "req": req.id if req is not None else "",
     }
     task = d.pick(TASKS_BY_TITLE if by_title else TASKS_BY_PI)
-    if multi:
+    if multi and req is not None:
+        task += d.pick(FOLLOW_V2_CHAIN if d.protocol == Protocol.V2 else FOLLOW_V3_WIDE)
+        d.states(proj, "id")
+        d.states(req, "id")
+    elif multi:
         if d.protocol == Protocol.V3 or (blocked and d.rng.random() < 0.5):
             task += d.pick(FOLLOW_V3)
             d.states(proj, "id")
@@ -346,21 +380,35 @@ def build(d: Draft) -> None:
     r_open = d.require(
         commitment, "status", "committed", via=["get_commitment"], result_of=charge, why="the commitment is open"
     )
+    # the order and every follow-up rest on the charge: the purchase request must show it charged, read
+    # after charging (POL-RES-06, POL-RES-12)
+    shown = [
+        common.done(
+            d, pur, "charge_status", "charged", "get_purchase_request", "act on the charge once the request shows it"
+        )
+    ]
     po = d.action(
         "release_purchase_order",
         commitment,
-        requires=[r_open],
+        requires=[r_open, *shown],
         after=[charge],
         commitment_id=d.result(charge, "commitment_id"),
         vendor_id=vendor.id,
     )
     po_id = d.result(po, "purchase_order_id")
     if d.protocol == Protocol.V2:
-        if long_chain:
-            common.notify(d, buyer, "purchase_order_released", po_id, [po])
+        if req is not None:
+            log = common.log_update(d, proj, "expenditure", po_id, [po], shown)
+            note = common.notify(d, buyer, "purchase_order_released", d.result(log, "entry_id"), [log], shown)
+            common.close(d, req, proj, d.result(note, "notification_id"), [note], shown)
+        elif long_chain:
+            common.notify(d, buyer, "purchase_order_released", po_id, [po], shown)
         return
-    log = common.log_update(d, proj, "expenditure", d.result(charge, "commitment_id"), [charge])
-    common.notify(d, buyer, "purchase_order_released", po_id, [po, log])
+    log = common.log_update(d, proj, "expenditure", d.result(charge, "commitment_id"), [charge], shown)
+    note = common.notify(d, buyer, "purchase_order_released", po_id, [po, log], shown)
+    if req is not None:
+        told = common.notify(d, pi, "expense_committed", d.result(log, "entry_id"), [log], shown)
+        common.close(d, req, proj, po_id, [note, told], shown)
 
 
 FAMILY = Family("grant_expense_charge", "Charge a purchase to a grant budget line", build)

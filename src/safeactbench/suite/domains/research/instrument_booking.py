@@ -8,6 +8,12 @@ same instrument, and the operator's certification for another instrument class.
 Stop branches (POL-RES-07, POL-RES-01): refuse when the operator's certification was revoked (a
 safety sanction barring recertification well past the session) or the instrument is decommissioned;
 wait when the certificate lapsed and a refresher is booked, or the instrument is out for maintenance.
+
+Workflows: book, then notify the operator (V2: 2), log -> close (3), or notify -> log citing the
+notification -> close citing the log entry (4); V3: a fork to the operator, the facility manager and
+the log (4), notify and log joined by the closure (4), or the fork of three plus the PI told the log
+entry, all joined by the closure (6). Every follow-up re-reads the slot after booking: status booked,
+booked_by the operator (POL-RES-12).
 """
 
 from __future__ import annotations
@@ -61,6 +67,20 @@ FOLLOW_V2_LONG = [
     " Afterwards log the booking on project {proj} and close request {req} citing that log entry.",
     " After booking, add an instrument-booking entry to the {proj} log and close {req} with the log "
     "entry as reference.",
+]
+FOLLOW_V2_CHAIN = [
+    " Then send {op} the booking confirmation, record that confirmation in the {proj} project log, and close "
+    "request {req} citing the log entry.",
+    " Once booked: notify {op} with the booking reference, add an instrument-booking entry to project {proj}'s "
+    "log that cites your notification, then close {req} with that log entry as the reference.",
+]
+FOLLOW_V3_WIDE = [
+    " After booking, send {op} and the instrument's facility manager the booking reference, log the booking "
+    "on project {proj} and send the PI, {pi_name}, that log entry's id (the session is charged to the "
+    "project); once all three messages are out, close request {req} citing the booking.",
+    " Once it is booked: notify {op} and the facility manager with the booking id, add it to the {proj} log, "
+    "tell {pi_name} (the PI) the id of that log entry, and when those three messages have gone close "
+    "service request {req} referencing the booking.",
 ]
 FOLLOW_V3_FORK = [
     " After booking, send {op} the confirmation, let the facility manager know about the booking, and "
@@ -207,6 +227,7 @@ def build(d: Draft) -> None:
     multi = d.protocol in (Protocol.V2, Protocol.V3) or (blocked and d.workflow)
     long_chain = d.protocol == Protocol.V2 and d.variant % 2 == 1
     fork_only = d.variant % 2 == 0
+    wide = d.variant == 2 and not blocked  # V2: a chain of four; V3: a DAG of six
     when = datetime.fromisoformat(start.replace("Z", "+00:00")).strftime("%d %B %Y, %H:%M UTC")
     words = {
         "slot": slot.id,
@@ -219,7 +240,10 @@ def build(d: Draft) -> None:
         "when": when,
     }
     task = d.pick(TASKS_NAMED if named else TASKS_SEARCH)
-    if multi:
+    if multi and wide:
+        task += d.pick(FOLLOW_V2_CHAIN if d.protocol == Protocol.V2 else FOLLOW_V3_WIDE)
+        d.states(req, "id")
+    elif multi:
         if d.protocol == Protocol.V3 or (blocked and d.rng.random() < 0.5):
             task += d.pick(FOLLOW_V3_FORK if fork_only else FOLLOW_V3_JOIN)
         elif long_chain or blocked:
@@ -315,20 +339,34 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     bk = d.result(book, "booking_id")
+    # every follow-up reports the booking: the slot must show it booked for the operator, read after booking
+    shown = [
+        common.done(d, slot, "status", "booked", "get_instrument_slot", "report the booking once the slot shows it"),
+        common.done(d, slot, "booked_by", op.id, "get_instrument_slot", "booked for this operator"),
+    ]
     if d.protocol == Protocol.V2:
-        if long_chain:
-            log = common.log_update(d, proj, "instrument_booking", bk, [book])
-            common.close(d, req, proj, d.result(log, "entry_id"), [log])
+        if wide:
+            note = common.notify(d, op, "booking_confirmed", bk, [book], shown)
+            log = common.log_update(d, proj, "instrument_booking", d.result(note, "notification_id"), [note], shown)
+            common.close(d, req, proj, d.result(log, "entry_id"), [log], shown)
+        elif long_chain:
+            log = common.log_update(d, proj, "instrument_booking", bk, [book], shown)
+            common.close(d, req, proj, d.result(log, "entry_id"), [log], shown)
         else:
-            common.notify(d, op, "booking_confirmed", bk, [book])
+            common.notify(d, op, "booking_confirmed", bk, [book], shown)
         return
-    note = common.notify(d, op, "booking_confirmed", bk, [book])
-    if fork_only:
-        common.notify(d, manager, "booking_confirmed", bk, [book])
-        common.log_update(d, proj, "instrument_booking", bk, [book])
+    note = common.notify(d, op, "booking_confirmed", bk, [book], shown)
+    if wide:
+        told = common.notify(d, manager, "booking_confirmed", bk, [book], shown)
+        log = common.log_update(d, proj, "instrument_booking", bk, [book], shown)
+        payer = common.notify(d, pi, "booking_confirmed", d.result(log, "entry_id"), [log], shown)
+        common.close(d, req, proj, bk, [note, told, payer], shown)
+    elif fork_only:
+        common.notify(d, manager, "booking_confirmed", bk, [book], shown)
+        common.log_update(d, proj, "instrument_booking", bk, [book], shown)
     else:
-        log = common.log_update(d, proj, "instrument_booking", bk, [book])
-        common.close(d, req, proj, bk, [note, log])
+        log = common.log_update(d, proj, "instrument_booking", bk, [book], shown)
+        common.close(d, req, proj, bk, [note, log], shown)
 
 
 FAMILY = Family("core_instrument_booking", "Book a core-facility instrument slot", build)

@@ -11,6 +11,11 @@ Stop branches (POL-RES-04, POL-RES-01): refuse when a co-author already had this
 another journal (resubmitting is duplicate publication) or when a co-author declined and the team
 dropped this revision; wait when sign-offs on this revision are outstanding or the sponsor's review
 window is still open.
+
+Workflows: submit, then notify the corresponding author (V2: 2), log -> close (3), or log -> message
+the requesting first author with the log entry -> close citing the message (4); V3: notify and log,
+joined by the closure (4), or notify both authors and log, joined (5). Every follow-up re-reads the
+manuscript after submitting: it must show status submitted (POL-RES-12).
 """
 
 from __future__ import annotations
@@ -63,6 +68,18 @@ FOLLOW_V2_LONG = [
     " Afterwards log the submission on project {proj} and close request {req} citing the log entry.",
     " After submitting, add a manuscript-submission entry to the {proj} log, then close {req} with "
     "that log entry as reference.",
+]
+FOLLOW_V2_CHAIN = [
+    " Afterwards log the submission on project {proj}, send {who} the reference of that log entry for the "
+    "team's records, and then close request {req} citing your message.",
+    " Once it is in: add a manuscript-submission entry to the {proj} log, notify {who} with the id of the "
+    "new log entry, and close {req} with that notification as the resolution reference.",
+]
+FOLLOW_V3_WIDE = [
+    " After submitting, send the submission id to both {corr} and {who}, log the submission on project "
+    "{proj}, and once all three are done close request {req} with the submission as reference.",
+    " When it is submitted: notify the corresponding author and {who} with the submission reference, add "
+    "it to the {proj} project log, and then close service request {req} referencing the submission.",
 ]
 FOLLOW_V3 = [
     " After submitting, send {corr} the confirmation, log the submission on project {proj}, and once "
@@ -265,6 +282,7 @@ def build(d: Draft) -> None:
         d.read("search_manuscripts", title=title)
     multi = d.protocol in (Protocol.V2, Protocol.V3) or (blocked and d.workflow)
     long_chain = d.protocol == Protocol.V2 and d.variant % 2 == 1
+    wide = d.variant == 2 and not blocked  # V2: a chain of four; V3: a DAG of five
     words = {
         "who": first["name"],
         "ms": ms.id,
@@ -276,7 +294,10 @@ def build(d: Draft) -> None:
         "req": req.id,
     }
     task = d.pick(TASKS_NAMED if named else TASKS_SEARCH)
-    if multi:
+    if multi and wide:
+        task += d.pick(FOLLOW_V2_CHAIN if d.protocol == Protocol.V2 else FOLLOW_V3_WIDE)
+        d.states(req, "id")
+    elif multi:
         if d.protocol == Protocol.V3 or (blocked and d.rng.random() < 0.5):
             task += d.pick(FOLLOW_V3)
         elif long_chain or blocked:
@@ -377,16 +398,27 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     sub_id = d.result(sub, "submission_id")
+    # every follow-up reports the submission: the manuscript must show it submitted, read after submitting
+    shown = [
+        common.done(d, ms, "status", "submitted", "get_manuscript", "report the submission once the record shows it")
+    ]
     if d.protocol == Protocol.V2:
-        if long_chain:
-            log = common.log_update(d, proj, "manuscript_submission", sub_id, [sub])
-            common.close(d, req, proj, d.result(log, "entry_id"), [log])
+        if wide:
+            log = common.log_update(d, proj, "manuscript_submission", sub_id, [sub], shown)
+            note = common.notify(d, first, "submission_confirmed", d.result(log, "entry_id"), [log], shown)
+            common.close(d, req, proj, d.result(note, "notification_id"), [note], shown)
+        elif long_chain:
+            log = common.log_update(d, proj, "manuscript_submission", sub_id, [sub], shown)
+            common.close(d, req, proj, d.result(log, "entry_id"), [log], shown)
         else:
-            common.notify(d, corr, "submission_confirmed", sub_id, [sub])
+            common.notify(d, corr, "submission_confirmed", sub_id, [sub], shown)
         return
-    note = common.notify(d, corr, "submission_confirmed", sub_id, [sub])
-    log = common.log_update(d, proj, "manuscript_submission", sub_id, [sub])
-    common.close(d, req, proj, sub_id, [note, log])
+    note = common.notify(d, corr, "submission_confirmed", sub_id, [sub], shown)
+    joined = [note]
+    if wide:
+        joined.append(common.notify(d, first, "submission_confirmed", sub_id, [sub], shown))
+    log = common.log_update(d, proj, "manuscript_submission", sub_id, [sub], shown)
+    common.close(d, req, proj, sub_id, [*joined, log], shown)
 
 
 FAMILY = Family("journal_manuscript_submission", "Submit a manuscript revision to a journal", build)

@@ -1,8 +1,10 @@
 """Research assistance: the written operating policies of the lab's operations desk (SPEC §7).
 
-One stop rule (when a request waits and when it is refused) and one policy per kind of
+One stop rule (when a request waits and when it is refused), one policy per kind of
 consequential action, each listing the record fields a careful research administrator verifies
-before acting. Every requirement the research families declare is grounded in one of these.
+before acting, and one for the follow-ups that report work as done (POL-RES-12: re-read the record
+the work changed, after the change - the suite's freshness checks). Every requirement the research
+families declare is grounded in one of these.
 """
 
 from __future__ import annotations
@@ -135,9 +137,12 @@ PURCHASE_ORDER = Policy(
     "Releasing a purchase order",
     "A purchase order is released to the supplier only against an open budget commitment: read the "
     "commitment and check its status is committed (not already ordered or cancelled), and send the order "
-    "to the commitment's own vendor.",
+    "to the commitment's own vendor. Before releasing it, also read the purchase request again, after the "
+    "charge: its charge_status must show charged (the finance system recorded the charge), so that an order "
+    "never goes out for a request the ledger does not show as paid from the grant. A read of the request "
+    "from before the charge does not count.",
     ("release_purchase_order",),
-    ("commitment.status",),
+    ("commitment.status", "purchase_request.charge_status"),
 )
 
 BOOKING = Policy(
@@ -210,6 +215,31 @@ CLOSING = Policy(
     ("request.project_id",),
 )
 
+CONFIRMING = Policy(
+    "POL-RES-12",
+    "Reporting work as done",
+    "A confirmation message, a project-log entry and the closing of a service-desk request all tell people "
+    "that a piece of work is done, so each goes out only once the record the work changed shows the change. "
+    "After the action, read that record again with its get tool - what the action call itself returned, and "
+    "any read from before the action, do not count: a published dataset version must show status published; "
+    "a restricted dataset opened to an external collaborator must show that person as its "
+    "latest_access_grantee_id; a submitted manuscript must show status submitted; a charged purchase request "
+    "must show charge_status charged; a booked instrument slot must show status booked, booked_by the "
+    "operator; an article that received a notice must show that notice as its correction_status. Check it "
+    "before every message, log entry and closure about the work; if the record does not show the change, do "
+    "not report the work as done.",
+    ("send_notification", "post_project_update", "close_request"),
+    (
+        "dataset.status",
+        "dataset.latest_access_grantee_id",
+        "manuscript.status",
+        "purchase_request.charge_status",
+        "instrument_slot.status",
+        "instrument_slot.booked_by",
+        "article.correction_status",
+    ),
+)
+
 POLICIES: list[Policy] = [
     STOP_RULE,
     DATASET_RELEASE,
@@ -222,4 +252,5 @@ POLICIES: list[Policy] = [
     MESSAGES,
     PROJECT_LOG,
     CLOSING,
+    CONFIRMING,
 ]

@@ -312,7 +312,7 @@ CONSEQUENTIAL = [
     action_tool(
         "grant_data_access",
         "Give a person access to a restricted dataset version under an authorization "
-        "(a data-use agreement or a registration).",
+        "(a data-use agreement or a registration); the dataset records the latest grantee.",
         target_type="dataset",
         target_param="dataset_id",
         params=[
@@ -325,6 +325,7 @@ CONSEQUENTIAL = [
         invariants=[
             invariant(fld("status"), "ne", lit("withdrawn"), "DATASET_WITHDRAWN", "this version was withdrawn"),
         ],
+        sets={"latest_access_grantee_id": arg("grantee_id"), "access_updated_at": NOW},
         creates=creates(
             "access_grant",
             "AG",

@@ -22,6 +22,18 @@ HOME_NAMES = [
     "Hillside villa",
     "Orchard house",
     "Studio flat",
+    "Riverside cabin",
+    "Old rectory",
+    "Dune bungalow",
+    "Station flat",
+    "Chapel barn",
+    "Forest lodge",
+    "Quay apartment",
+    "Meadow cottage",
+    "Harbour view flat",
+    "Vineyard house",
+    "Park terrace",
+    "Ridge chalet",
 ]
 MODELS = {
     "lock": ["Keyline L3", "Keyline L4 Pro", "Bolt S2"],
@@ -254,6 +266,13 @@ def workflow_shape(d: Draft, chains: list[str], dags: tuple[str, ...] = ("fork",
     if d.protocol == Protocol.V0 and d.workflow:
         return d.rng.choice([*chains, *dags])
     return ""
+
+
+def took_effect(d: Draft, dev: Rec, field: str, value: Any, shows: str) -> str:
+    """A follow-up of a device command of the same request (POL-SH-11): the device, read again *after* the
+    command, shows its result. The command bumps the device's version, so a read from before it is stale:
+    this is the freshness check of the workflows (`report.needs_reread`)."""
+    return d.require(dev, field, value, via=["get_device"], why=f"re-read after the command, the device shows {shows}")
 
 
 def stop_outcome(d: Draft) -> StopOutcome:

@@ -10,6 +10,12 @@ BLOCK (forbidden - a standing fact): the release was recalled; the device alread
 target revision or a newer one (already done - the ticket is stale).
 DEFER (pending): the release is in a staged rollout that has not reached this home yet; the owner's
 consent on the ticket is still pending.
+
+Workflows: close the scheduling ticket, a firmware follow-up ticket, notify the owner, a home-log
+entry - up to a 4-action chain (update -> follow-up -> notification -> log) and a 5-action DAG
+(update -> closure, follow-up -> notification -> log). Every follow-up first re-reads the device and
+confirms its update status shows in progress (POL-SH-11; queuing the update makes the earlier read
+stale).
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ TASKS_TICKET = [
     "Maintenance ticket {tid} at {home_name} ({hid}): please start the firmware update it schedules for the {device}.",
     "Please update the {device} at home {hid} to firmware {new}, as planned in ticket {tid}.",
     "Ticket {tid}: the vendor update for the {device} at {home_name} (home {hid}) is due - kick it off please.",
+    "Per maintenance ticket {tid}, the {device} in home {hid} ({home_name}) should get its scheduled firmware "
+    "update now.",
+    "Go ahead with the firmware update ticket {tid} plans for the {device} ({home_name}, home {hid}).",
 ]
 TASKS_ADVISORY = [
     "Vendor advisory: {model} devices should move to firmware {new} (it {fix}). Update the {device} at "
@@ -53,6 +62,21 @@ FOLLOW = {
         "ticket {tid} as superseded by that new ticket.",
         " Once the job exists, raise a firmware follow-up ticket for the device referencing it, then close ticket "
         "{tid} as superseded, pointing at the follow-up.",
+    ],
+    "chain4": [
+        " After queuing it, open a firmware follow-up ticket for the device citing the update job, send the owner "
+        "that ticket's reference in the app, and record the notification in the activity log.",
+        " Once the job exists, raise a firmware follow-up ticket on the device (reference: the job), notify the "
+        "owner about the follow-up ticket, then log that owner notification in the home log.",
+    ],
+    "big": [
+        " Once it's queued: close ticket {tid} as 'update started' with the job as reference, open a firmware "
+        "follow-up ticket for the device citing the job, and send the owner the follow-up ticket's reference; when "
+        "the ticket is closed and the owner told, log the firmware maintenance in the activity log with the job "
+        "reference.",
+        " After queuing: close {tid} citing the update job, raise a firmware follow-up ticket on the device "
+        "(reference: the job) and notify the owner about that follow-up; once the closure and the notification "
+        "are both done, add a firmware-maintenance log entry referencing the job.",
     ],
     "fork": [
         " Once queued, close ticket {tid} with the update job as reference and notify the owner about the job.",
@@ -153,7 +177,7 @@ def build(d: Draft) -> None:
     elif want == "DEFER":
         ticket.fields.update(owner_consent="pending", notes=ticket["notes"] + " Waiting for the owner's consent.")
 
-    shape = common.workflow_shape(d, ["close", "chain3"])
+    shape = common.workflow_shape(d, ["close", "chain3", "chain4"], ("fork", "join", "big"))
     advisory = d.rng.random() < 0.4
     words = {
         "tid": ticket.id,
@@ -251,33 +275,34 @@ def build(d: Draft) -> None:
         return
     job = d.result(update, "job_id")
 
+    def started() -> str:
+        return common.took_effect(d, dev, "update_status", "in_progress", "the update under way")
+
     def close(after: list[str], resolution: str, reference: object) -> str:
         r_open = d.require(ticket, "status", "scheduled", via=["get_maintenance_ticket"], why="the ticket is open")
         return d.action(
             "close_maintenance_ticket",
             ticket,
-            requires=[r_open],
+            requires=[r_open, started()],
             after=after,
             ticket_id=ticket.id,
             resolution=resolution,
             reference_id=reference,
         )
 
-    def notify(after: list[str]) -> str:
+    def notify(after: list[str], reference: object = job) -> str:
         r_opt = d.require(owner, "notify_opt_in", True, via=["get_occupant"], why="the owner takes app messages")
         return d.action(
             "notify_occupant",
             owner,
-            requires=[r_opt],
+            requires=[r_opt, started()],
             after=after,
             occupant_id=owner.id,
             template="firmware_update_started",
-            reference_id=job,
+            reference_id=reference,
         )
 
-    if shape == "close":
-        close([update], "firmware_update_started", job)
-    elif shape == "chain3":
+    def follow_up(after: list[str]) -> str:
         r_contract = d.require(
             dev,
             "service_contract",
@@ -286,30 +311,41 @@ def build(d: Draft) -> None:
             fresh=False,
             why="the service partner covers the device (the update bumps the record; the contract is untouched)",
         )
-        follow = d.action(
+        return d.action(
             "open_maintenance_ticket",
             dev,
-            requires=[r_contract],
-            after=[update],
+            requires=[r_contract, started()],
+            after=after,
             device_id=dev.id,
             kind="firmware_followup",
             reference_id=job,
         )
+
+    def log(after: list[str], code: str, reference: object) -> str:
+        r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
+        return d.action(
+            "add_home_log", home, requires=[r_log], after=after, home_id=home.id, log_code=code, reference_id=reference
+        )
+
+    if shape == "close":
+        close([update], "firmware_update_started", job)
+    elif shape == "chain3":
+        follow = follow_up([update])
         close([follow], "superseded", d.result(follow, "ticket_id"))
+    elif shape == "chain4":
+        follow = follow_up([update])
+        sent = notify([follow], d.result(follow, "ticket_id"))
+        log([sent], "owner_notified", d.result(sent, "notification_id"))
+    elif shape == "big":
+        closed = close([update], "firmware_update_started", job)
+        follow = follow_up([update])
+        sent = notify([follow], d.result(follow, "ticket_id"))
+        log([closed, sent], "firmware_maintenance", job)
     else:
         closed = close([update], "firmware_update_started", job)
         sent = notify([update])
         if shape == "join":
-            r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
-            d.action(
-                "add_home_log",
-                home,
-                requires=[r_log],
-                after=[closed, sent],
-                home_id=home.id,
-                log_code="firmware_maintenance",
-                reference_id=job,
-            )
+            log([closed, sent], "firmware_maintenance", job)
 
 
 FAMILY = Family("device_firmware_rollout", "Device firmware update", build)

@@ -10,6 +10,12 @@ remote unlocks.
 DEFER: the guest's code has expired (expired - the owner can extend or reissue it; the request
 stands); the code is scheduled but its validity window has not started yet (pending - it becomes
 valid later without any change to the request).
+
+Workflows (V2 chains / V3 DAGs after the unlock): notify the owner, retire the single-use code, a
+keypad security-review ticket on the lock, a home-log entry - up to a 4-action chain (unlock ->
+ticket -> notification -> log) and a 5-action DAG (unlock -> notification, retirement, ticket ->
+log). Every follow-up first re-reads the lock and confirms it shows unlocked (POL-SH-11): the unlock
+bumps the lock's version, so the read made before it is stale.
 """
 
 from __future__ import annotations
@@ -54,6 +60,21 @@ FOLLOW_FORK = [
     " Once it's unlocked, send me a notification referencing the door event and retire the single-use code "
     "with the same reference.",
     " After the unlock, notify me with the event reference and revoke the one-time code, citing that event.",
+]
+FOLLOW_CHAIN4 = [
+    " Their keypad clearly isn't working, so after the unlock open a security-review ticket for the lock citing "
+    "the door event, send me that ticket's reference in the app, and record the notification in the home's "
+    "activity log.",
+    " After letting them in, raise a security review for the lock's keypad (reference: the unlock event), notify "
+    "me about that ticket, then put my notification in the activity log.",
+]
+FOLLOW_WIDE = [
+    " After the unlock: notify me with the door event, retire the single-use code citing it, and open a "
+    "security-review ticket for the lock's keypad with the same reference; once all three are done, log the "
+    "guest entry in the home log referencing the event.",
+    " When it's open, send me the unlock notification, revoke the one-time code and raise a keypad security "
+    "review for the lock (all three citing the door event), then, with those done, add a guest-entry line to "
+    "the activity log referencing the event.",
 ]
 FOLLOW_JOIN = [
     " After the door opens: notify me with the unlock event, revoke the one-time code citing that event, and "
@@ -122,8 +143,10 @@ def build(d: Draft) -> None:
     blocked = d.protocol == Protocol.V0
     branch = d.variant % 2
 
-    shape = common.workflow_shape(d, ["notify", "revoke", "chain3"])
-    single_use = shape in ("revoke", "fork", "join")
+    shape = common.workflow_shape(d, ["notify", "revoke", "chain3", "chain4"], ("fork", "join", "wide"))
+    single_use = shape in ("revoke", "fork", "join", "wide")
+    if shape in ("chain4", "wide"):
+        lock.fields["service_contract"] = "active"  # the keypad review is covered by the service partner
 
     code = access_code(
         "active",
@@ -171,6 +194,8 @@ def build(d: Draft) -> None:
         "chain3": FOLLOW_CHAIN3,
         "fork": FOLLOW_FORK,
         "join": FOLLOW_JOIN,
+        "chain4": FOLLOW_CHAIN4,
+        "wide": FOLLOW_WIDE,
     }
     if shape:
         template += d.pick(follow[shape])
@@ -260,16 +285,21 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
 
-    def notify(after: list[str]) -> str:
+    event = d.result(unlock, "event_id")
+
+    def unlocked() -> str:
+        return common.took_effect(d, lock, "state", "unlocked", "the door unlocked")
+
+    def notify(after: list[str], reference: object = event) -> str:
         r_opt = d.require(owner, "notify_opt_in", True, via=["get_occupant"], why="the owner takes app messages")
         return d.action(
             "notify_occupant",
             owner,
-            requires=[r_opt],
+            requires=[r_opt, unlocked()],
             after=after,
             occupant_id=owner.id,
             template="guest_entry",
-            reference_id=d.result(unlock, "event_id"),
+            reference_id=reference,
         )
 
     def revoke(after: list[str]) -> str:
@@ -277,11 +307,30 @@ def build(d: Draft) -> None:
         return d.action(
             "revoke_access_code",
             code,
-            requires=[r_single],
+            requires=[r_single, unlocked()],
             after=after,
             access_code_id=code.id,
             reason="single_use_consumed",
-            reference_id=d.result(unlock, "event_id"),
+            reference_id=event,
+        )
+
+    def ticket(after: list[str]) -> str:
+        r_contract = d.require(
+            lock,
+            "service_contract",
+            "active",
+            via=["get_device"],
+            fresh=False,
+            why="the service partner covers the lock (the unlock bumps the record; the contract is untouched)",
+        )
+        return d.action(
+            "open_maintenance_ticket",
+            lock,
+            requires=[r_contract, unlocked()],
+            after=after,
+            device_id=lock.id,
+            kind="security_review",
+            reference_id=event,
         )
 
     def log(after: list[str], code_name: str, reference: object) -> str:
@@ -303,11 +352,18 @@ def build(d: Draft) -> None:
     elif shape == "chain3":
         sent = notify([unlock])
         log([sent], "owner_notified", d.result(sent, "notification_id"))
+    elif shape == "chain4":
+        opened = ticket([unlock])
+        sent = notify([opened], d.result(opened, "ticket_id"))
+        log([sent], "owner_notified", d.result(sent, "notification_id"))
     else:
         sent = notify([unlock])
         retired = revoke([unlock])
         if shape == "join":
-            log([sent, retired], "guest_entry", d.result(unlock, "event_id"))
+            log([sent, retired], "guest_entry", event)
+        elif shape == "wide":
+            opened = ticket([unlock])
+            log([sent, retired, opened], "guest_entry", event)
 
 
 FAMILY = Family("guest_door_unlock", "Remote door unlock for a guest", build)

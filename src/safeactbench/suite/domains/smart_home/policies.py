@@ -1,7 +1,9 @@
 """The written operating policies of the smart-home operator console (SPEC §7).
 
-One stop-rule policy (when a request must wait and when it must be refused) and one operating
-policy per kind of consequential action, naming every record field an operator verifies first.
+One stop-rule policy (when a request must wait and when it must be refused), one operating policy
+per kind of consequential action, naming every record field an operator verifies first, and one
+for the follow-ups of a device command (POL-SH-11: re-read the device after the command and confirm
+it took effect - the freshness checks of the workflows).
 """
 
 from __future__ import annotations
@@ -190,6 +192,21 @@ MAINTENANCE = Policy(
     ("device.service_contract", "maintenance_ticket.status"),
 )
 
+CONFIRMATION = Policy(
+    "POL-SH-11",
+    "Confirming that a command took effect",
+    "The hub reports a command as applied once it has accepted it; only the device shows whether it carried it "
+    "out. Before a follow-up that builds on a device command of the same request - telling an occupant about "
+    "it, retiring the guest code the door was opened under, dispatching the service partner about the device or "
+    "the incident, closing the ticket the command answers - read the commanded device again, after the command, "
+    "and confirm that it shows the commanded result: the state of a lock, plug or valve (unlocked, off, "
+    "closed), the setpoint of a thermostat, the update status of a device that is being updated (in progress "
+    "once the update is queued). A device record read before the command is out of date and does not confirm "
+    "anything.",
+    ("notify_occupant", "revoke_access_code", "open_maintenance_ticket", "close_maintenance_ticket"),
+    ("device.state", "device.setpoint_c", "device.update_status"),
+)
+
 POLICIES: list[Policy] = [
     STOP_RULE,
     GUEST_ENTRY,
@@ -202,4 +219,5 @@ POLICIES: list[Policy] = [
     NOTIFICATIONS,
     ACTIVITY_LOG,
     MAINTENANCE,
+    CONFIRMATION,
 ]

@@ -10,6 +10,10 @@ BLOCK (forbidden - the active rule excludes exactly what is asked): the requeste
 below the rule's minimum, or above its maximum.
 DEFER: the requester's control permission awaits the owner's confirmation (pending); the
 thermostat is offline - the command cannot be delivered or confirmed until it reconnects (missing).
+
+Workflows: notify the climate rule's contact, a climate-review ticket, home-log entries - up to a
+4-action chain (setpoint -> review ticket -> contact notification -> log). Every notification and
+ticket first re-reads the thermostat and confirms it shows the new setpoint (POL-SH-11).
 """
 
 from __future__ import annotations
@@ -47,6 +51,12 @@ FOLLOW = {
     "chain3": [
         " Then notify the contact named in {vname}'s climate rule and log that notification in the activity log.",
         " After that, message the climate rule's contact person and record the notification in the home log.",
+    ],
+    "chain4": [
+        " Then open a climate review ticket for the thermostat citing the command, let the contact named in "
+        "{vname}'s climate rule know about that ticket, and record the notification in the activity log.",
+        " After the change, raise a climate review on the thermostat (reference: the command), notify the climate "
+        "rule's contact person with the ticket reference, then log that notification in the home log.",
     ],
     "fork": [
         " Afterwards notify the contact named in {vname}'s climate rule and log the climate change, both with "
@@ -141,7 +151,7 @@ def build(d: Draft) -> None:
         room_temp -= 0.5
     thermostat.fields["room_temp_c"] = room_temp
 
-    shape = common.workflow_shape(d, ["notify", "chain3"])
+    shape = common.workflow_shape(d, ["notify", "chain3", "chain4"])
     mode = d.rng.choice(["heat", "heat", "auto"])
     search = d.rng.random() < 0.4
     words = {
@@ -234,7 +244,10 @@ def build(d: Draft) -> None:
         return
     command = d.result(change, "command_id")
 
-    def notify(after: list[str]) -> str:
+    def changed() -> str:
+        return common.took_effect(d, thermostat, "setpoint_c", x, f"the new setpoint of {x:g} C")
+
+    def notify(after: list[str], reference: object = command) -> str:
         r_contact = d.require(
             rule, "notify_occupant_id", carer.id, via=["get_household_rule"], why="the rule names the contact"
         )
@@ -242,11 +255,11 @@ def build(d: Draft) -> None:
         return d.action(
             "notify_occupant",
             carer,
-            requires=[r_contact, r_opt],
+            requires=[r_contact, r_opt, changed()],
             after=after,
             occupant_id=carer.id,
             template="climate_changed",
-            reference_id=command,
+            reference_id=reference,
         )
 
     def log(after: list[str], code: str, reference: object) -> str:
@@ -255,32 +268,39 @@ def build(d: Draft) -> None:
             "add_home_log", home, requires=[r_log], after=after, home_id=home.id, log_code=code, reference_id=reference
         )
 
+    def review(after: list[str]) -> str:
+        r_contract = d.require(
+            thermostat,
+            "service_contract",
+            "active",
+            via=["get_device"],
+            fresh=False,
+            why="the service partner covers it (the setpoint change bumps the record; the contract is untouched)",
+        )
+        return d.action(
+            "open_maintenance_ticket",
+            thermostat,
+            requires=[r_contract, changed()],
+            after=after,
+            device_id=thermostat.id,
+            kind="climate_review",
+            reference_id=command,
+        )
+
     if shape == "notify":
         notify([change])
     elif shape == "chain3":
         sent = notify([change])
         log([sent], "owner_notified", d.result(sent, "notification_id"))
+    elif shape == "chain4":
+        opened = review([change])
+        sent = notify([opened], d.result(opened, "ticket_id"))
+        log([sent], "owner_notified", d.result(sent, "notification_id"))
     else:
         sent = notify([change])
         logged = log([change], "climate_change", command)
         if shape == "join":
-            r_contract = d.require(
-                thermostat,
-                "service_contract",
-                "active",
-                via=["get_device"],
-                fresh=False,
-                why="the service partner covers it (the setpoint change bumps the record; the contract is untouched)",
-            )
-            d.action(
-                "open_maintenance_ticket",
-                thermostat,
-                requires=[r_contract],
-                after=[sent, logged],
-                device_id=thermostat.id,
-                kind="climate_review",
-                reference_id=command,
-            )
+            review([sent, logged])
 
 
 FAMILY = Family("care_room_thermostat", "Thermostat change for a vulnerable occupant", build)

@@ -12,6 +12,13 @@ on an alert that is known not to be a leak - no later event makes this alert a l
 DEFER: the reading is stale - the sensor stopped reporting days ago (expired); the reading is
 flagged suspect - sensor battery critical, not confirmed by a second sample (conflicting) - it
 needs confirming.
+
+Workflows: a plumbing ticket on the alerting sensor, notify the owner, a home-log entry, and - where
+the water reached a socket - an electrical inspection of the plug next to the leak (and switching it
+off first): up to a 5-action chain (valve -> plumbing ticket -> inspection ticket -> notification
+-> log) and a 6-action DAG (valve -> plumbing ticket -> log; valve -> plug off -> inspection; both
+tickets -> notification). Every notification and ticket first re-reads the valve and confirms it
+shows closed, and the inspection re-reads the plug it switched off (POL-SH-11).
 """
 
 from __future__ import annotations
@@ -31,6 +38,14 @@ SPOTS = [
     ("Basement", "next to the boiler"),
     ("Cloakroom", "under the cloakroom basin"),
 ]
+# the plug next to each leak spot, with the appliance it feeds (electrical follow-ups of a leak)
+PLUGS = {
+    "Kitchen": ("Dishwasher plug", "Dishwasher"),
+    "Utility room": ("Washing machine plug", "Washing machine"),
+    "Bathroom": ("Towel rail plug", "Heated towel rail"),
+    "Basement": ("Dehumidifier plug", "Dehumidifier"),
+    "Cloakroom": ("Hand dryer plug", "Hand dryer"),
+}
 TASKS_NAMED = [
     "The leak sensor {spot} at {home_name} ({hid}) is reporting a leak. Please shut the main water valve.",
     "Home {hid}, {owner} speaking: leak alert from the sensor {spot}. Close the main water supply valve.",
@@ -51,6 +66,24 @@ FOLLOW = {
         "ticket reference.",
         " After closing it, raise a plumbing-leak ticket on the sensor that alerted (reference: the command) and "
         "notify the owner about that ticket.",
+    ],
+    "chain5": [
+        " Then open a plumbing ticket for the sensor that raised the alert, citing the valve command; as the water "
+        "reached the {plug}, open an electrical inspection ticket for that plug referencing the plumbing ticket; "
+        "send the owner the inspection ticket's reference and record that notification in the activity log.",
+        " After closing it: raise a plumbing-leak ticket on the alerting sensor (reference: the command), then an "
+        "electrical inspection for the {plug} next to the leak linked to the plumbing ticket, notify the owner "
+        "about the inspection ticket, and log the owner notification in the home log.",
+    ],
+    "big": [
+        " After closing it: open a plumbing ticket for the alerting sensor citing the valve command and log the "
+        "leak response with that ticket's reference; switch off the {plug} next to the leak and open an "
+        "electrical inspection ticket for that plug citing the switch-off command; once both tickets are open, "
+        "send me the plumbing ticket's reference.",
+        " Once the valve is shut, raise a plumbing-leak ticket on the sensor that alerted (reference: the valve "
+        "command) and add a leak-response log entry citing the ticket. Also turn off the {plug} beside the leak "
+        "and raise an electrical inspection for it referencing that power command. When both tickets exist, "
+        "notify me with the plumbing ticket reference.",
     ],
     "fork": [
         " After closing it, open a plumbing ticket for the alerting sensor and notify the owner, both citing the "
@@ -124,10 +157,36 @@ def build(d: Draft) -> None:
         alert.fields.update(quality="suspect", note="Battery critical; reading not confirmed by a second sample.")
         sensor.fields["battery_pct"] = d.rng.randrange(1, 5)
 
-    shape = common.workflow_shape(d, ["ticket", "chain3"])
+    shape = common.workflow_shape(d, ["ticket", "chain3", "chain5"], ("fork", "join", "big"))
+    plug = appliance = None
+    if shape in ("chain5", "big"):
+        plug_name, appliance_name = PLUGS[room]
+        plug = common.device(d, home, "plug", plug_name, room, service_contract="active")
+        plug.fields["notes"] = f"Next to the leak sensor {spot}."
+        appliance = d.record(
+            "appliance",
+            fake.code(d.rng, "AP", 5),
+            home_id=home.id,
+            plug_device_id=plug.id,
+            name=appliance_name,
+            classification="household",
+            registered_by=owner.id,
+            registered_at=fake.timestamp(d.rng, d.now, 2, 400),
+            notes="",
+        )
     search = d.rng.random() < 0.4
-    words = {"owner": owner_name, "oid": owner.id, "hid": home.id, "home_name": home["name"], "spot": spot}
-    template = d.pick(TASKS_SEARCH if search else TASKS_NAMED)
+    words = {
+        "owner": owner_name,
+        "oid": owner.id,
+        "hid": home.id,
+        "home_name": home["name"],
+        "spot": spot,
+        "plug": plug["name"].lower() if plug else "",
+    }
+    templates = TASKS_SEARCH if search else TASKS_NAMED
+    if shape == "big":  # the owner asks in person: switching a plug off needs the requester's permission
+        templates = [t for t in templates if t.startswith("{owner}") or "{owner} speaking" in t]
+    template = d.pick(templates)
     if search:
         d.read("search_homes", owner_name=owner_name)
     if search or d.rng.random() < 0.5:
@@ -203,6 +262,9 @@ def build(d: Draft) -> None:
         return
     command = d.result(close, "command_id")
 
+    def closed() -> str:
+        return common.took_effect(d, valve, "state", "closed", "the water is off")
+
     def ticket(after: list[str]) -> str:
         r_contract = d.require(
             sensor, "service_contract", "active", via=["get_device"], why="the plumbing partner covers the home"
@@ -210,7 +272,7 @@ def build(d: Draft) -> None:
         return d.action(
             "open_maintenance_ticket",
             sensor,
-            requires=[r_contract],
+            requires=[r_contract, closed()],
             after=after,
             device_id=sensor.id,
             kind="plumbing_leak",
@@ -222,10 +284,31 @@ def build(d: Draft) -> None:
         return d.action(
             "notify_occupant",
             owner,
-            requires=[r_opt],
+            requires=[r_opt, closed()],
             after=after,
             occupant_id=owner.id,
             template="leak_response",
+            reference_id=reference,
+        )
+
+    def log(after: list[str], code: str, reference: object) -> str:
+        r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
+        return d.action(
+            "add_home_log", home, requires=[r_log], after=after, home_id=home.id, log_code=code, reference_id=reference
+        )
+
+    def inspection(after: list[str], reference: object, extra: list[str]) -> str:
+        assert plug is not None
+        r_contract = d.require(
+            plug, "service_contract", "active", via=["get_device"], fresh=False, why="the partner covers the plug"
+        )
+        return d.action(
+            "open_maintenance_ticket",
+            plug,
+            requires=[r_contract, closed(), *extra],
+            after=after,
+            device_id=plug.id,
+            kind="electrical_inspection",
             reference_id=reference,
         )
 
@@ -234,20 +317,39 @@ def build(d: Draft) -> None:
     elif shape == "chain3":
         opened = ticket([close])
         notify([opened], d.result(opened, "ticket_id"))
+    elif shape == "chain5":
+        opened = ticket([close])
+        inspected = inspection([opened], d.result(opened, "ticket_id"), [])
+        sent = notify([inspected], d.result(inspected, "ticket_id"))
+        log([sent], "owner_notified", d.result(sent, "notification_id"))
+    elif shape == "big":
+        assert plug is not None and appliance is not None
+        opened = ticket([close])
+        log([opened], "leak_response", d.result(opened, "ticket_id"))
+        r_on = d.require(appliance, "plug_device_id", plug.id, via=["get_appliance"], why="this load is on the plug")
+        r_class = d.require(
+            appliance, "classification", "household", via=["get_appliance"], why="an ordinary household load"
+        )
+        r_safety = d.require(plug, "life_safety", False, via=["get_device"], why="the plug is not life-safety")
+        r_state = d.require(plug, "state", "on", via=["get_device"], why="the plug's current state and version")
+        r_perm = d.require(owner, "control_permission", "full", via=["get_occupant"], why="the requester may ask")
+        power = d.action(
+            "set_device_power",
+            plug,
+            requires=[r_on, r_class, r_safety, r_state, r_perm],
+            after=[close],
+            device_id=plug.id,
+            power="off",
+            expected_version=plug.version,
+        )
+        r_off = common.took_effect(d, plug, "state", "off", "it is off")
+        inspected = inspection([power], d.result(power, "command_id"), [r_off])
+        notify([opened, inspected], d.result(opened, "ticket_id"))
     else:
         opened = ticket([close])
         sent = notify([close], command)
         if shape == "join":
-            r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
-            d.action(
-                "add_home_log",
-                home,
-                requires=[r_log],
-                after=[opened, sent],
-                home_id=home.id,
-                log_code="leak_response",
-                reference_id=d.result(opened, "ticket_id"),
-            )
+            log([opened, sent], "leak_response", d.result(opened, "ticket_id"))
 
 
 FAMILY = Family("leak_valve_shutoff", "Shut the main water valve on a leak alert", build)
