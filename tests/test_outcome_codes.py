@@ -499,3 +499,15 @@ def test_taxonomy_workflows(protocol: str, label: str) -> None:
         "other": C.INVALID_RESULT_REFERENCE,
     }[label]
     assert verdict.outcome == expected_primary
+
+
+@pytest.mark.parametrize("protocol", ["V2", "V3"])
+def test_a_workflow_with_no_executed_action_is_not_partial(protocol: str) -> None:
+    """STUDY F-failures: partial means some of the workflow was executed. A refund of a charge that
+    does not exist is attempted but executes nothing, so the episode is not `partial_only`."""
+    case = refund_v2() if protocol == "V2" else refund_v3()
+    reads = [get_charge(C2)] if protocol == "V2" else READ_V3
+    verdict = score(case, [*reads, refund(charge_id="C404")])
+    assert verdict.score == 0 and verdict.diagnostics.action_attempts == 1
+    assert verdict.diagnostics.actions_completed == 0
+    assert verdict.failure_mode == "other"

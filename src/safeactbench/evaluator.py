@@ -572,7 +572,9 @@ def _failure_mode(protocol: Protocol, findings: list[Finding], d: Diagnostics) -
             return "early_action"
         return "covered_action_failure" if d.evidence_complete_before_first_action else "other"
     gap = C.UNSUPPORTED_ACTION in codes
-    partial = d.action_attempts > 0 and C.INCOMPLETE_WORKFLOW in codes
+    # partial: some of the workflow was executed, not all (STUDY F-failures: an episode with no
+    # executed action cannot be partial - attempts that were rejected or wrong execute nothing)
+    partial = d.actions_completed > 0 and C.INCOMPLETE_WORKFLOW in codes
     if gap and partial:
         return "gap_and_partial"
     if gap:
