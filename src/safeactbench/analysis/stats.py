@@ -7,8 +7,11 @@ product, `counts @ values.T`. Cases a row does not have are NaN; the resampled m
 then the ratio (sum of drawn present values) / (number of drawn present cases). A paired
 difference is the resampled mean of the per-case differences (NaN unless both sides have the case).
 
-Intervals are percentile intervals (2.5 % and 97.5 % quantiles by default). With the default
-seed the numbers are reproducible bit for bit.
+Intervals are percentile intervals (2.5 % and 97.5 % quantiles by default). At the edges - a rate
+whose every unit is 0, or every unit 1 - the percentile bootstrap has zero width (every resample
+is the same), so such a rate gets the Wilson score interval over its n units instead; the tests
+check coverage by simulation at p = 0.01, 0.5, 0.99 and n = 86, 570. With the default seed the
+numbers are reproducible bit for bit.
 """
 
 from __future__ import annotations
@@ -101,6 +104,19 @@ def percentile_bounds(samples: FloatArray, level: float = LEVEL) -> tuple[FloatA
     return low, high
 
 
+def wilson(successes: float, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """The Wilson score interval of a proportion of `successes` out of `n`."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf((1.0 + level) / 2.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    low = 0.0 if successes <= 0 else max(0.0, float(centre - half))
+    high = 1.0 if successes >= n else min(1.0, float(centre + half))
+    return low, high
+
+
 def _f(v: float) -> float | None:
     return None if np.isnan(v) else float(v)
 
@@ -130,18 +146,23 @@ class Bootstrap:
     def samples(self, values: FloatArray) -> FloatArray:
         return resampled_means(values, self.counts)
 
-    def intervals(self, values: FloatArray) -> list[Interval]:
-        """Mean and percentile interval of each row of a (rows x units) matrix."""
+    def intervals(self, values: FloatArray, rates: bool = False) -> list[Interval]:
+        """Mean and percentile interval of each row of a (rows x units) matrix; with `rates`, a row of
+        per-unit rates whose mean is 0 or 1 gets its Wilson interval (the bootstrap's has no width)."""
         values = np.atleast_2d(np.asarray(values, dtype=np.float64))
         if values.shape[1] == 0:
             return [EMPTY for _ in range(values.shape[0])]
         point = row_means(values)
         low, high = percentile_bounds(self.samples(values), self.level)
         n = (~np.isnan(values)).sum(axis=1)
+        for i in range(values.shape[0] if rates else 0):
+            if n[i] and point[i] in (0.0, 1.0):
+                low[i], high[i] = wilson(point[i] * n[i], int(n[i]), self.level)
         return [Interval(_f(point[i]), _f(low[i]), _f(high[i]), int(n[i])) for i in range(values.shape[0])]
 
     def means(self, rows: Sequence[Mapping[str, float]]) -> list[Interval]:
-        return self.intervals(self.matrix(rows))
+        """Rates (per-unit values in [0, 1]) with their intervals."""
+        return self.intervals(self.matrix(rows), rates=True)
 
     def paired_deltas(self, pairs: Sequence[tuple[Mapping[str, float], Mapping[str, float]]]) -> list[Interval]:
         """Mean of a - b over the units both have, with its paired interval, for every pair."""

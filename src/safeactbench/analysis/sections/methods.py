@@ -13,7 +13,9 @@ def methods_section(ctx: Context) -> Section:
         notes=[
             f"Confidence intervals: percentile case bootstrap, {ctx.resamples:,} resamples, seed {ctx.seed}, "
             f"level {ctx.level:.0%}. One (resamples × cases) index matrix is drawn per set of cases and shared "
-            "by every configuration; repetitions of a case are resampled together (cluster bootstrap).",
+            "by every configuration; repetitions of a case are resampled together (cluster bootstrap). A rate "
+            "at 0 % or 100 % gets its Wilson score interval over its cases instead (the bootstrap's has no "
+            "width there); simulated coverage is at least 90 % at p = 0.01, 0.5, 0.99 and n = 86, 570.",
             "Scores are the evaluator's verdicts as stored in episodes.jsonl (re-score with "
             "`safeactbench evaluate` first if the evaluator changed). Definitions: docs/report.md.",
         ],
