@@ -18,6 +18,7 @@ from typing import Any
 
 from . import fake
 from .draft import Rec
+from .reach import in_text
 
 MAX_CLONES = 12
 
@@ -137,7 +138,7 @@ def _searchable(rec: Rec, filters: dict[str, set[str]]) -> list[str]:
 
 def _unambiguous(copy: list[Rec], task: str, filters: dict[str, set[str]]) -> list[Rec]:
     """`copy` without the records a search the task motivates would return (and what hangs off them)."""
-    dropped = {r.id for r in copy if any(_in(task, text) for text in _searchable(r, filters))}
+    dropped = {r.id for r in copy if any(in_text(task, text) for text in _searchable(r, filters))}
     grew = True
     while grew:
         grew = False
@@ -181,7 +182,3 @@ def populate(
         else:  # this cluster cannot be copied without matching the request: try the next one
             candidates.pop(0)
     return added
-
-
-def _in(task: str, value: str) -> bool:
-    return len(value) >= 3 and re.search(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])", task) is not None

@@ -32,7 +32,8 @@ def _norm(value: Any) -> str | None:
     return text or None
 
 
-def _in_task(task: str, value: str) -> bool:
+def in_text(task: str, value: str) -> bool:
+    """Whether `value` (3+ characters) stands as a whole word or phrase in the lower-cased `task`."""
     return len(value) >= 3 and re.search(rf"(?<![a-z0-9]){re.escape(value)}(?![a-z0-9])", task) is not None
 
 
@@ -47,7 +48,7 @@ def reachable(case: Case) -> set[str]:
             searches.setdefault(t.effect.record_type, []).append(t.effect)
     stated = {c.ref for c in case.context}
     reached = {
-        ref for ref, r in records.items() if ref in stated or r.type == POLICY_TYPE or _in_task(task, r.id.lower())
+        ref for ref, r in records.items() if ref in stated or r.type == POLICY_TYPE or in_text(task, r.id.lower())
     }
     while True:
         known = {_norm(c.value) for c in case.context} | {_norm(v) for ref in reached for v in _values(records[ref])}
@@ -76,9 +77,9 @@ def _found_by(search: InfoEffect, record: Record, known: set[str | None], task: 
             text = _norm(value)
             if text is None:
                 continue
-            if text in known or _in_task(task, text):
+            if text in known or in_text(task, text):
                 return True
-            if search.match == "contains" and any(_in_task(task, word) for word in re.findall(r"[a-z]{4,}", text)):
+            if search.match == "contains" and any(in_text(task, word) for word in re.findall(r"[a-z]{4,}", text)):
                 return True
     return False
 
