@@ -16,6 +16,7 @@ from safeactbench.analysis import ReportError
 from safeactbench.analysis.command import report
 from safeactbench.analysis.report import build_report
 from safeactbench.analysis.runs import load_runs
+from safeactbench.analysis.stats import wilson
 from safeactbench.catalog import get_case
 from safeactbench.cli import app
 from safeactbench.model import Case, Protocol
@@ -100,7 +101,9 @@ def test_main_table_numbers(written: dict[str, Path]) -> None:
     main = data["main"]
     n = len(load_suite())
     assert main["reference"]["ecs"] == {"successes": n, "n": n, "value": 1.0}
-    assert main["reference"]["ecs_ci"]["low"] == 1.0
+    # 100 %: the Wilson interval over the n cases, not a zero-width bootstrap point
+    assert main["reference"]["ecs_ci"]["high"] == 1.0
+    assert main["reference"]["ecs_ci"]["low"] == pytest.approx(wilson(n, n)[0])
     for agent in ("eager", "skeptic"):
         for protocol in ("V1", "V2", "V3"):
             assert main[agent]["by_protocol"][protocol]["value"] == 0.0
