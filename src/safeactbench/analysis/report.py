@@ -23,6 +23,7 @@ from .sections import (
     browser_data,
     browser_section,
     choose_episodes,
+    comparability_section,
     coverage_section,
     domain_section,
     end_reasons_section,
@@ -57,7 +58,9 @@ def build_report(
     ctx = Context(runs, episodes, resamples, seed, level, cases)
     # an unknown episode is an input error: report it before any work
     chosen = choose_episodes(ctx)
+    warnings = comparability_section(ctx)
     sections = [
+        *([warnings] if warnings is not None else []),
         coverage_section(ctx),
         end_reasons_section(ctx),
         main_section(ctx),

@@ -1,6 +1,7 @@
 """The report's sections, one module per group; each section is a function of the shared `Context`
 that returns a `Section` and adds the numbers behind it to `Context.data`."""
 
+from .comparability import comparability_section
 from .comparisons import paired_section, static_gap_section
 from .context import Context
 from .end_reasons import end_reasons_section
@@ -18,6 +19,7 @@ __all__ = [
     "browser_data",
     "browser_section",
     "choose_episodes",
+    "comparability_section",
     "coverage_section",
     "domain_section",
     "end_reasons_section",
