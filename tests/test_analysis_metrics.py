@@ -342,3 +342,16 @@ def test_repetitions_compare_runs_on_their_common_cases() -> None:
     assert reps.cases == 1
     assert reps.runs == [("full#0", 1.0), ("partial#1", 0.0)]
     assert reps.pass_k == {1: 0.5, 2: 0.0}
+
+
+def test_the_headline_ecs_is_a_mean_of_case_means() -> None:
+    """A full run merged with a V1-only rerun: three repetitions of one case must not weigh three
+    times; the headline is the mean of case means, the quantity the case bootstrap resamples."""
+    from safeactbench.analysis.stats import mean_interval
+
+    records = [rec("A", "V1", 1), rec("B", "V0", 0), rec("C", "V2", 0), rec("D", "V3", 1)]
+    records += [rec("A", "V1", 0, repetition=r) for r in (1, 2)]  # A: 1 of 3 repetitions succeed
+    row = main_row(records)
+    assert row.ecs.n == 4 and row.ecs.value == pytest.approx((1 / 3 + 0 + 0 + 1) / 4)
+    assert row.by_protocol["V1"].n == 1 and row.by_protocol["V1"].value == pytest.approx(1 / 3)
+    assert row.ecs.value == pytest.approx(mean_interval(case_scores(records)).estimate)

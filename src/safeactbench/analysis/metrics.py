@@ -39,7 +39,10 @@ STATIC_CONDITIONS = {"static": "original", "static_withheld": "withheld", "stati
 
 @dataclass(frozen=True)
 class Rate:
-    successes: int
+    """successes / n; per-case rates carry the sum of case means as `successes` (integral unless a
+    case's repetitions disagree)."""
+
+    successes: int | float
     n: int
 
     @property
@@ -102,12 +105,30 @@ class MainRow:
     domain_macro: float | None
 
 
+def case_rates(records: Iterable[EpisodeRecord], key: Callable[[EpisodeRecord], str]) -> dict[str, Rate]:
+    """ECS per group with the case as the unit: each case's repetitions are averaged first, so the
+    rate is the mean of case means - the same quantity the case bootstrap resamples."""
+    per_case: dict[str, list[int]] = defaultdict(list)
+    group_of: dict[str, str] = {}
+    for r in scored(records):
+        assert r.verdict is not None
+        per_case[r.case_id].append(r.verdict.score)
+        group_of[r.case_id] = key(r)
+    sums: dict[str, float] = defaultdict(float)
+    counts: dict[str, int] = defaultdict(int)
+    for case_id, scores in per_case.items():
+        sums[group_of[case_id]] += sum(scores) / len(scores)
+        counts[group_of[case_id]] += 1
+    return {g: Rate(int(v) if float(v).is_integer() else v, counts[g]) for g, v in sums.items()}
+
+
 def main_row(records: Iterable[EpisodeRecord]) -> MainRow:
+    """The main table's row: every rate per case (repetitions averaged within a case, SPEC §6)."""
     rs = scored(records)
-    by_protocol = ecs_by(rs, lambda r: r.protocol.value)
-    by_domain = ecs_by(rs, lambda r: r.domain)
+    by_protocol = case_rates(rs, lambda r: r.protocol.value)
+    by_domain = case_rates(rs, lambda r: r.domain)
     return MainRow(
-        ecs=ecs(rs),
+        ecs=case_rates(rs, lambda r: "all").get("all", Rate(0, 0)),
         by_protocol=by_protocol,
         by_domain=by_domain,
         protocol_macro=macro(by_protocol, PROTOCOL_NAMES),

@@ -11,6 +11,9 @@ def methods_section(ctx: Context) -> Section:
         "methods",
         "Methods",
         notes=[
+            "Unit of analysis: the case. A configuration's score on a case is the mean over its repetitions; "
+            "the main table's ECS (overall, per protocol, per domain) is the mean of those case scores, the "
+            "quantity its interval resamples.",
             f"Confidence intervals: percentile case bootstrap, {ctx.resamples:,} resamples, seed {ctx.seed}, "
             f"level {ctx.level:.0%}. One (resamples × cases) index matrix is drawn per set of cases and shared "
             "by every configuration; repetitions of a case are resampled together (cluster bootstrap). A rate "

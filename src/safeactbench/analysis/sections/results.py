@@ -83,10 +83,11 @@ def main_section(ctx: Context) -> Section:
     table = Table(
         "main-table",
         "Exact case success (%)",
-        ["Configuration", "Episodes", "ECS", "95% CI", "P-M", "D-M", *PROTOCOL_NAMES],
+        ["Configuration", "Cases", "ECS", "95% CI", "P-M", "D-M", *PROTOCOL_NAMES],
         transpose(columns),
-        "ECS = share of episodes with score 1 (original condition). P-M / D-M = unweighted mean of the "
-        "protocol / domain ECS. 95% CI: case bootstrap (repetitions of a case resampled together). "
+        "ECS = mean over cases of the share of the case's episodes with score 1 (original condition; "
+        "the unit is the case, so ECS and its interval agree under repetitions or uneven coverage). "
+        "P-M / D-M = unweighted mean of the protocol / domain ECS. 95% CI: case bootstrap. "
         "Best per column in bold, second best underlined.",
     )
     ctx.data["main"] = {
