@@ -24,7 +24,7 @@ import pytest
 
 from safeactbench.agents import get_agent
 from safeactbench.catalog import get_case
-from safeactbench.harness.agent_server import tool_results
+from safeactbench.harness.agent_server import made_calls
 from safeactbench.harness.openai_api import Endpoint, parse_reply
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import read_episodes
@@ -367,20 +367,21 @@ def test_endpoint_from_model_names_and_arguments() -> None:
     assert "api_key" not in repr(e)  # the key never shows in logs or tracebacks
 
 
-def test_tool_results_counts_message_roles_only() -> None:
-    observation = json.dumps({"text": 'a "role": "tool" inside a value'})
-    body = json.dumps(
+def test_served_agent_counts_only_the_calls_that_reached_the_episode() -> None:
+    """A tool message without an observation (the CLI's connection to the tools failed) does not
+    advance the served agent: it asks for the same call again."""
+    observation = json.dumps({"status": "ok", "record": {"text": 'a "role": "tool" inside a value'}})
+    messages = [
+        {"role": "user", "content": '{"role":"tool"}'},
+        {"role": "tool", "tool_call_id": "1", "content": observation},
         {
-            "messages": [
-                {"role": "user", "content": '{"role":"tool"}'},
-                {"role": "tool", "tool_call_id": "1", "content": observation},
-                {"role": "tool", "tool_call_id": "2", "content": "{}"},
-            ],
-            "tools": [{"type": "function", "function": {"name": "f", "parameters": {"properties": {"role": {}}}}}],
+            "role": "tool",
+            "tool_call_id": "2",
+            "content": "MCP tool execution may have completed before the connection failed.",
         },
-        indent=2,
-    ).encode()
-    assert tool_results(body) == 2
+        {"role": "tool", "tool_call_id": "3", "content": [{"type": "text", "text": observation}]},
+    ]
+    assert made_calls(messages) == 2
 
 
 def test_served_agent_answers_bad_requests_with_openai_style_errors() -> None:

@@ -743,8 +743,8 @@ def write_suite_report(path: Path) -> None:
                     rates.setdefault(key, []).append(record.verdict.score)  # type: ignore[union-attr]
             baselines[name] = {k: (sum(v), len(v)) for k, v in rates.items()}
             harmful, paired = harmful_action_rate(played_records), paired_ecs(played_records)
-            judgement[name] = {p: (paired[p].successes, paired[p].n) for p in ACTING}
-            judgement[name]["harmful"] = (harmful.successes, harmful.n)
+            judgement[name] = {p: (int(paired[p].successes), paired[p].n) for p in ACTING}  # episode counts
+            judgement[name]["harmful"] = (int(harmful.successes), harmful.n)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_report(suite_statistics(suite, lint_case), baselines, judgement), encoding="utf-8")
 

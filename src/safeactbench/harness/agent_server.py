@@ -43,7 +43,7 @@ from .openai_api import EPISODE_HEADER
 from .preflight import PROBE_MARK, PROBE_TOOL
 from .scripted_calls import Call
 from .serve_agent import chat, responses
-from .serve_agent.chat import tool_results
+from .serve_agent.chat import made_calls
 from .serve_agent.episodes import (
     EpisodeKey,
     EpisodeTokens,
@@ -55,7 +55,7 @@ from .serve_agent.episodes import (
 )
 from .serve_agent.turn import WireAPI, answer, next_call
 
-__all__ = ["EpisodeTokens", "ServerConfig", "ServerStats", "serve", "tool_results"]
+__all__ = ["EpisodeTokens", "ServerConfig", "ServerStats", "made_calls", "serve"]
 
 HOST = "127.0.0.1"
 MAX_BODY = 16 * 1024 * 1024

@@ -29,11 +29,13 @@ INCLUDE_USAGE = re.compile(rb'"include_usage"\s*:\s*true')
 PROMPT_ROLES = ("system", "developer", "user")
 
 
-def tool_results(body: bytes) -> int:
-    """The tool messages in a request body, counted without parsing it. A raw `"role": "tool"`
-    member can only be a message's role: inside JSON strings every quote is escaped, so no prompt,
-    argument, observation or schema text can match, and JSON Schemas never map a key to a string."""
-    return len(TOOL_RESULT.findall(body))
+def made_calls(messages: list[Any]) -> int:
+    """The calls the episode answered: its tool results. A tool message without an observation's
+    `status` is the client's own error (its connection to the tools failed, the call never reached
+    the episode), so the agent's next call is the same one again."""
+    return sum(
+        1 for m in messages if isinstance(m, dict) and m.get("role") == "tool" and '"status"' in _text(m.get("content"))
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -50,11 +52,12 @@ def read(body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
             return OfferedTool(tool) if _named(tool).search(body) else offered_tool(tool, offered(_parse(body)))
 
         stream = bool(STREAM.search(body))
-        return Turn(episode, tool_results(body), route, stream, stream and bool(INCLUDE_USAGE.search(body)))
+        made = made_calls(_parse(body)["messages"]) if TOOL_RESULT.search(body) else 0
+        return Turn(episode, made, route, stream, stream and bool(INCLUDE_USAGE.search(body)))
     request = _parse(body)
     messages = request["messages"]
     texts = [_text(m.get("content")) for m in messages if isinstance(m, dict) and m.get("role") in PROMPT_ROLES]
-    made = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "tool")
+    made = made_calls(messages)
     stream = request.get("stream") is True
     options = request.get("stream_options")
     include_usage = stream and isinstance(options, dict) and options.get("include_usage") is True

@@ -40,7 +40,10 @@ def read(body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
         raise RequestError("previous_response_id is not supported: send the whole conversation (store: false)")
     items = request["input"] if isinstance(request["input"], list) else [{"role": "user", "content": request["input"]}]
     items = [item for item in items if isinstance(item, dict)]
-    made = sum(1 for item in items if item.get("type") == "function_call_output")
+    # an output without an observation's status is the client's own error: the call never reached the episode
+    made = sum(
+        1 for item in items if item.get("type") == "function_call_output" and '"status"' in str(item.get("output"))
+    )
     if episode is None:
         texts = [_text(item.get("content")) for item in items if _is_prompt(item)]
         episode = (index.case_id([_text(request.get("instructions")), *texts]), "original", 0)
