@@ -12,7 +12,9 @@ benchmark uses it).
   `/ep/<token>/v1` (tokens from `POST /ep`), the `X-SafeActBench-Episode: case|condition|repetition`
   header the native harness sends, else the task prompt of an original case found in the request.
 - The answer: the next call of the agent's call sequence on that case, one tool call per turn, the
-  turn being the number of tool results in the request, sent under the tool name the client offered
+  turn being the number of tool results in the request that carry an observation (a client's own
+  error text - its connection to the tools failed - does not count, so the call is asked for
+  again), sent under the tool name the client offered
   (`tool_names`); once the sequence is exhausted, a text reply. Every answer carries usage.
 - Faults on demand: `fail` answers the first N requests of every episode with HTTP `fail_status`.
 - Standard library only (asyncio streams, HTTP/1.1 keep-alive; a stream is sent whole, with its
