@@ -124,7 +124,9 @@ def test_paired_comparison_and_failure_modes(written: dict[str, Path]) -> None:
     paired = {(p["a"], p["b"]): p for p in data["paired"]}
     assert set(paired) == {("reference", "eager"), ("reference", "skeptic"), ("eager", "skeptic")}
     ref_eager = paired[("reference", "eager")]
-    assert ref_eager["common_cases"] == len(load_suite())
+    # the interactive cases only (STUDY T-harness pairs V0-V3); a clear difference is marked
+    assert ref_eager["common_cases"] == sum(c.protocol.value != "Legacy" for c in load_suite())
+    assert ref_eager["ci_excludes_zero"] is True
     delta = ref_eager["delta_points"]
     assert delta["low"] > 0 and delta["low"] <= delta["estimate"] <= delta["high"]
     assert ref_eager["investigation_completion"]["a"]["value"] == 1.0

@@ -87,25 +87,34 @@ def paired_section(ctx: Context) -> Section:
     section = Section(
         "paired",
         "Paired comparisons",
-        intro="Δ ECS = ECS(A) - ECS(B) in points on the cases both configurations ran (original condition), "
-        f"with a 95% case-paired bootstrap interval ({ctx.resamples:,} resamples, seed {ctx.seed}).",
+        intro="Δ ECS = ECS(A) - ECS(B) in points on the interactive cases (V0-V3) both configurations ran "
+        "(original condition; Legacy is a static judgement, compared in its own section), with a 95% "
+        f"case-paired bootstrap interval ({ctx.resamples:,} resamples, seed {ctx.seed}). Bold: the interval "
+        "excludes 0.",
     )
     pairs = [(a, b) for i, a in enumerate(ctx.labels) for b in ctx.labels[i + 1 :]]
     if not pairs:
         section.notes.append("A paired comparison needs at least two configurations.")
         ctx.data["paired"] = []
         return section
-    deltas = ctx.boot.paired_deltas([(ctx.case_scores[a], ctx.case_scores[b]) for a, b in pairs])
+    # the study pairs the interactive cases (STUDY T-harness): Legacy has no trajectory to compare
+    scores = {
+        label: {k: v for k, v in ctx.case_scores[label].items() if ctx.protocol_of.get(k) != "Legacy"}
+        for label in ctx.labels
+    }
+    deltas = ctx.boot.paired_deltas([(scores[a], scores[b]) for a, b in pairs])
     rows = []
     data = []
     forest_rows = []
     for (a, b), delta in zip(pairs, deltas, strict=True):
-        common = set(ctx.case_scores[a]) & set(ctx.case_scores[b])
-        ecs_a = np.mean([ctx.case_scores[a][k] for k in common]) if common else None
-        ecs_b = np.mean([ctx.case_scores[b][k] for k in common]) if common else None
+        common = set(scores[a]) & set(scores[b])
+        ecs_a = np.mean([scores[a][k] for k in common]) if common else None
+        ecs_b = np.mean([scores[b][k] for k in common]) if common else None
         ic_a = investigation_completion([r for r in ctx.original[a] if r.case_id in common])
         ic_b = investigation_completion([r for r in ctx.original[b] if r.case_id in common])
         d = delta.scaled(100.0)
+        excludes_zero = d.low is not None and d.high is not None and (d.low > 0 or d.high < 0)
+        mark = "best" if excludes_zero else None
         rows.append(
             [
                 Cell(a),
@@ -113,8 +122,8 @@ def paired_section(ctx: Context) -> Section:
                 Cell(str(len(common))),
                 Cell(pct(None if ecs_a is None else float(ecs_a))),
                 Cell(pct(None if ecs_b is None else float(ecs_b))),
-                Cell(points(d.estimate)),
-                Cell(ci_text(d, 1.0, signed=True)),
+                Cell(points(d.estimate), mark),
+                Cell(ci_text(d, 1.0, signed=True), mark),
                 Cell(rate_text(ic_a)),
                 Cell(rate_text(ic_b)),
             ]
@@ -125,6 +134,7 @@ def paired_section(ctx: Context) -> Section:
                 "b": b,
                 "common_cases": len(common),
                 "delta_points": iv_json(d),
+                "ci_excludes_zero": excludes_zero,
                 "investigation_completion": {"a": rate_json(ic_a), "b": rate_json(ic_b)},
             }
         )
@@ -133,7 +143,7 @@ def paired_section(ctx: Context) -> Section:
     section.tables.append(
         Table(
             "paired-table",
-            "Paired comparisons on common cases",
+            "Paired comparisons on common interactive cases",
             [
                 "A",
                 "B",
