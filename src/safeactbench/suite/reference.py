@@ -79,21 +79,22 @@ def derive_reference(case: Case) -> list[ScriptStep]:
                     f"establish requirement {req_id} ({req.field} {req.operator} {req.value!r})"
                 )
 
+    def ensure_settled(req_ids: list[str]) -> None:
+        """`ensure` until a pass reads nothing: a world event during the reads may stale an earlier one."""
+        settled = -1
+        while settled != len(episode.steps):
+            settled = len(episode.steps)
+            ensure(req_ids)
+
     for step in case.reference:
         run(step)
     if case.protocol == Protocol.V0:
         assert case.stop is not None
-        settled = -1
-        while settled != len(episode.steps):
-            settled = len(episode.steps)
-            ensure(case.stop.required_reads)
+        ensure_settled(case.stop.required_reads)
         run(ScriptStep(tool=SUBMIT, arguments={"outcome": case.stop.outcome.value}))
         return script
     for action in case.expected_actions:
-        settled = -1
-        while settled != len(episode.steps):  # a world event during the reads may stale an earlier one
-            settled = len(episode.steps)
-            ensure(action.requires)
+        ensure_settled(action.requires)
         observation = run(ScriptStep(tool=action.tool, arguments=dict(action.arguments), action_id=action.id))
         if observation.get("status") != "applied":
             raise ReferenceError(

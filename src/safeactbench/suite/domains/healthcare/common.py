@@ -341,6 +341,19 @@ def slot_taken(d: Draft, slot: Rec, pat: Rec) -> list[str]:
     ]
 
 
+def note_message(d: Draft, pat: Rec, msg: str, note_code: str) -> str:
+    """A chart note documenting the message `msg` sent the patient, citing the message's id."""
+    return d.action(
+        "add_chart_note",
+        pat,
+        requires=[message_sent(d, msg)],
+        after=[msg],
+        patient_id=pat.id,
+        note_code=note_code,
+        reference_id=d.result(msg, "message_id"),
+    )
+
+
 def message_sent(d: Draft, msg: str) -> str:
     """A chart note that documents a notification cites the message the notification returned."""
     return d.require(

@@ -319,15 +319,7 @@ def build(d: Draft) -> None:
 
     if shape == "chain_message":
         msg = transport_message()
-        d.action(
-            "add_chart_note",
-            pat,
-            requires=[common.message_sent(d, msg)],
-            after=[msg],
-            patient_id=pat.id,
-            note_code="patient_notified",
-            reference_id=d.result(msg, "message_id"),
-        )
+        common.note_message(d, pat, msg, "patient_notified")
         return
     after = [ride]
     if d.protocol == Protocol.V3:

@@ -322,15 +322,7 @@ def build(d: Draft) -> None:
             reference_id=ref,
         )
         if shape in ("message_note", "dag_long"):
-            d.action(
-                "add_chart_note",
-                pat,
-                requires=[common.message_sent(d, msg)],
-                after=[msg],
-                patient_id=pat.id,
-                note_code="patient_notified",
-                reference_id=d.result(msg, "message_id"),
-            )
+            common.note_message(d, pat, msg, "patient_notified")
 
 
 FAMILY = Family("third_party_disclosure", "Release of records to a third party", build)

@@ -306,52 +306,38 @@ def build(d: Draft) -> None:
     if d.protocol == Protocol.V1:
         return
     ref = d.result(order, "lab_order_id")
-    slot_reqs = [
-        d.require(slot, "status", "open", via=["get_slot"], why="the slot must be open"),
-        d.require(slot, "clinician_id", phleb.id, via=["get_slot"], why="a phlebotomy slot"),
-        d.require(phleb, "status", "active", via=["get_clinician"], why="the phlebotomist is working"),
-    ]
-    book = d.action(
-        "book_appointment",
-        slot,
-        requires=slot_reqs,
-        after=[order],
-        slot_id=slot.id,
-        patient_id=pat.id,
-        visit_type="lab_draw",
-        linked_ref=ref,
-    )
+
+    def book_slot(at: Rec, clinician: Rec, after: str, visit_type: str, linked: object, whose: str, active: str) -> str:
+        """Book `at` (an open slot of `clinician`, who is working) for the patient."""
+        at_reqs = [
+            d.require(at, "status", "open", via=["get_slot"], why="the slot must be open"),
+            d.require(at, "clinician_id", clinician.id, via=["get_slot"], why=whose),
+            d.require(clinician, "status", "active", via=["get_clinician"], why=active),
+        ]
+        return d.action(
+            "book_appointment",
+            at,
+            requires=at_reqs,
+            after=[after],
+            slot_id=at.id,
+            patient_id=pat.id,
+            visit_type=visit_type,
+            linked_ref=linked,
+        )
+
+    book = book_slot(slot, phleb, order, "lab_draw", ref, "a phlebotomy slot", "the phlebotomist is working")
     appt = d.result(book, "appointment_id")
 
     def book_review(after: str) -> str:
         """The results-review visit with the ordering clinician, linked to the lab-draw appointment."""
         assert review is not None
-        review_reqs = [
-            d.require(review, "status", "open", via=["get_slot"], why="the slot must be open"),
-            d.require(review, "clinician_id", doc.id, via=["get_slot"], why="the ordering clinician's slot"),
-            d.require(doc, "status", "active", via=["get_clinician"], why="the clinician is practising"),
-        ]
-        return d.action(
-            "book_appointment",
-            review,
-            requires=review_reqs,
-            after=[after],
-            slot_id=review.id,
-            patient_id=pat.id,
-            visit_type="follow_up",
-            linked_ref=d.result(after, "appointment_id"),
+        linked = d.result(after, "appointment_id")
+        return book_slot(
+            review, doc, after, "follow_up", linked, "the ordering clinician's slot", "the clinician is practising"
         )
 
     def notify_note(msg: str) -> None:
-        d.action(
-            "add_chart_note",
-            pat,
-            requires=[common.message_sent(d, msg)],
-            after=[msg],
-            patient_id=pat.id,
-            note_code="patient_notified",
-            reference_id=d.result(msg, "message_id"),
-        )
+        common.note_message(d, pat, msg, "patient_notified")
 
     if d.protocol == Protocol.V2:
         # booking changes the slot: a confirmation waits for a read of it made after the booking (POL-HC-10)

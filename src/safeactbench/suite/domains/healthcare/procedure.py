@@ -381,15 +381,7 @@ def build(d: Draft) -> None:
             template="prep_instructions",
             reference_id=d.result(reserve, "reservation_id"),
         )
-        d.action(
-            "add_chart_note",
-            pat,
-            requires=[common.message_sent(d, msg)],
-            after=[msg],
-            patient_id=pat.id,
-            note_code="prep_instructions_sent",
-            reference_id=d.result(msg, "message_id"),
-        )
+        common.note_message(d, pat, msg, "prep_instructions_sent")
         return
     if shape == "message":
         msg = d.action(
@@ -401,15 +393,7 @@ def build(d: Draft) -> None:
             template="prep_instructions",
             reference_id=booking,
         )
-        d.action(
-            "add_chart_note",
-            pat,
-            requires=[common.message_sent(d, msg)],
-            after=[msg],
-            patient_id=pat.id,
-            note_code="prep_instructions_sent",
-            reference_id=d.result(msg, "message_id"),
-        )
+        common.note_message(d, pat, msg, "prep_instructions_sent")
         return
     reserve = d.action("reserve_room", room, requires=room_reqs, after=[sched], room_id=room.id, booking_id=booking)
     msg = d.action(
@@ -422,15 +406,7 @@ def build(d: Draft) -> None:
         reference_id=booking,
     )
     if shape == "dag_long":
-        d.action(
-            "add_chart_note",
-            pat,
-            requires=[common.message_sent(d, msg)],
-            after=[msg],
-            patient_id=pat.id,
-            note_code="prep_instructions_sent",
-            reference_id=d.result(msg, "message_id"),
-        )
+        common.note_message(d, pat, msg, "prep_instructions_sent")
     r_booked = d.require(
         d.created("procedure_booking", sched, "booking_id"), "status", "scheduled", result_of=sched,
         why="the booking exists",

@@ -258,15 +258,7 @@ def build(d: Draft) -> None:
     if shape == "message":
         return
     if shape == "message_note":
-        d.action(
-            "add_chart_note",
-            pat,
-            requires=[common.message_sent(d, msg)],
-            after=[msg],
-            patient_id=pat.id,
-            note_code="patient_notified",
-            reference_id=d.result(msg, "message_id"),
-        )
+        common.note_message(d, pat, msg, "patient_notified")
         return
     r_new = d.require(
         d.created("appointment", move, "appointment_id"), "status", "booked", result_of=move,
@@ -282,15 +274,7 @@ def build(d: Draft) -> None:
         reference_id=new_appt,
     )
     if shape == "dag_long":
-        d.action(
-            "add_chart_note",
-            pat,
-            requires=[common.message_sent(d, msg)],
-            after=[msg],
-            patient_id=pat.id,
-            note_code="patient_notified",
-            reference_id=d.result(msg, "message_id"),
-        )
+        common.note_message(d, pat, msg, "patient_notified")
 
 
 FAMILY = Family("caller_reschedule", "Reschedule for a caller (identity)", build)
