@@ -137,24 +137,22 @@ def test_the_cli_shell_cannot_read_the_answers_inside_the_sandbox(tmp_path: Path
 # ---------------------------------------------------------------------------- harness faults
 
 
-@pytest.mark.parametrize(
-    ("fault", "reason"),
-    [
-        ("misroute=1", "tool calls the model made never reached the episode"),  # the CLI lost a call
-        ("fail=always", "Error executing codex cli agent"),  # the model server is down
-    ],
-    ids=["refused-call", "model-down"],
-)
-def test_harness_faults_are_missing_and_resume_completes_them(fault: str, reason: str, tmp_path: Path) -> None:
+def test_harness_faults_are_missing_and_resume_completes_them(tmp_path: Path) -> None:
     require_codex_and_sandbox()
     out = tmp_path / "run"
-    # SAB-L-001 takes one call (decide): the fault and the resume are quick
+    # SAB-L-001 takes one call (decide): each fault and the resume are quick. The faults are execution
+    # arguments, so one run goes through both: a resume may change them.
     args = [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", "codex-cli",
             "--cases", "SAB-L-001", "--retries", "0", "--out", str(out), "--no-report"]  # fmt: skip
-    done = subprocess.run([*args, "--model-arg", fault], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 1 and "no episode completed" in done.stderr, done.stderr[-3000:]
-    [record] = read_episodes(out / "episodes.jsonl")
-    assert record.status == "missing" and reason in (record.missing_reason or ""), record.missing_reason
+    faults = [
+        ([], "misroute=1", "tool calls the model made never reached the episode"),  # the CLI lost a call
+        (["--resume"], "fail=always", "Error executing codex cli agent"),  # the model server is down
+    ]
+    for resume, fault, reason in faults:
+        done = subprocess.run([*args, *resume, "--model-arg", fault], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 1 and "no episode completed" in done.stderr, (fault, done.stderr[-3000:])
+        last = read_episodes(out / "episodes.jsonl")[-1]
+        assert last.status == "missing" and reason in (last.missing_reason or ""), (fault, last.missing_reason)
     done = subprocess.run([*args, "--resume"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     latest = {r.key: r for r in read_episodes(out / "episodes.jsonl")}  # the completed retry supersedes

@@ -117,6 +117,12 @@ def test_api_failures_are_missing_episodes_and_resume_retries_them(tmp_path: Pat
     assert all(r.missing_reason.startswith("runtime_error: ConnectionError") for r in records)
     meta = json.loads((out / "run.json").read_text())
     assert meta["completed"] == 0 and meta["missing"] == {"runtime_error": 3}
+    # a resume that fails again records the new attempts (each supersedes the earlier missing one)
+    result = CliRunner().invoke(app, [*base, "--model-arg", "fail=always", "--resume"])
+    assert result.exit_code == 1 and "no episode completed" in result.output, result.output
+    again = read_episodes(out / "episodes.jsonl")
+    assert len(again) == 6 and again[:3] == records and all(r.status == "missing" for r in again[3:])
+    assert sorted(r.key for r in again[3:]) == sorted(r.key for r in records)
     # a flaky API (one failure per sample) succeeds within Inspect's retries; resume re-runs the missing
     result = CliRunner().invoke(app, [*base, "--model-arg", "fail=1", "--resume"])
     assert result.exit_code == 0, result.output

@@ -19,7 +19,6 @@ from rich.table import Table
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
 from .catalog import CONDITIONS, UnknownCase, played
-from .harness.bwrap_sandbox import missing_tools
 from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
@@ -347,6 +346,8 @@ def _run_config(
             check_template(command)
         except TemplateError as exc:
             raise fail(str(exc)) from None
+        from .harness.bwrap_sandbox import missing_tools  # imports Inspect AI: only where a sandbox is asked for
+
         if sandbox and missing_tools():
             raise fail(f"--harness-cmd: the sandbox needs {', '.join(missing_tools())}; {SANDBOX_INSTALL}")
         update: dict[str, Any] = {"agent": label or model or "command", "harness": "command", "command": command}
@@ -462,6 +463,8 @@ def _check_family_cli(harness: str, sandbox: bool) -> None:
     _, executable, package = FAMILY_CLIS[harness]
     if shutil.which(executable) is None:
         raise fail(f"--harness {harness}: `{executable}` is not installed; install it with `npm install -g {package}`")
+    from .harness.bwrap_sandbox import missing_tools
+
     missing = missing_tools() if sandbox else []
     if missing:
         raise fail(f"--harness {harness}: the sandbox needs {', '.join(missing)}; {SANDBOX_INSTALL}")

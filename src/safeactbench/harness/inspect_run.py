@@ -21,7 +21,7 @@ from typing import Any
 from inspect_ai import eval as inspect_eval
 
 from ..catalog import get_case
-from ..records import ModelTurn
+from ..records import ModelTurn, read_numbered
 from ..runner import Job, gc_thresholds, missing_record
 from ..store import EpisodeKey, RunStore
 from .generation import Generation
@@ -93,6 +93,7 @@ def run_with_inspect(
         limits["attempt_timeout"] = max(1, round(call_timeout))
     args = dict(model_args or {})
     base_url = args.pop("base_url", None)  # Inspect takes it as its own argument, not as a model arg
+    lines_before = len(read_numbered(store.episodes_path))
     try:
         with gc_thresholds():
             logs = inspect_eval(
@@ -113,7 +114,9 @@ def run_with_inspect(
             )
     except (ValueError, TypeError, RuntimeError, OSError) as exc:  # raised before any sample ran
         raise InspectFailed(f"Inspect AI could not run {model!r}: {type(exc).__name__}: {exc}") from None
-    stored = {r.key for r in store.records()}
+    # what this evaluation recorded: a pending episode that failed again on --resume is recorded
+    # again (its new reason supersedes the old one), one the solver recorded is not recorded twice
+    stored = {r.key for _, r in read_numbered(store.episodes_path)[lines_before:]}
     config = store.config()
     stopped: str | None = None
     for log in logs:
