@@ -381,7 +381,7 @@ class Workload:
     """One series of concurrency levels: a harness, a served agent, episodes per level."""
 
     name: str
-    harness: str  # "native" or "inspect"
+    harness: str  # "lean" or "inspect"
     agent: str  # the scripted agent behind the endpoint
     episodes: Callable[[int], int]
 
@@ -389,11 +389,11 @@ class Workload:
 WORKLOADS = (
     # the target: the reference agent's real trajectories (~6 model turns per episode); enough
     # episodes per level (up to 32 C) that the drain at the end is a small part of the run
-    Workload("native", "native", "reference", lambda c: max(32, min(32 * c, 4096))),
+    Workload("lean", "lean", "reference", lambda c: max(32, min(32 * c, 4096))),
     # the same through Inspect AI (CPU-bound near ~10 episodes/s: fewer episodes)
     Workload("inspect", "inspect", "reference", lambda c: max(32, min(2 * c, 512))),
     # worst case for per-episode cost: one model turn (`submit` at once) per episode
-    Workload("native_one_turn", "native", "always_defer", lambda c: max(32, min(32 * c, 4096))),
+    Workload("lean_one_turn", "lean", "always_defer", lambda c: max(32, min(32 * c, 4096))),
 )
 
 
@@ -450,8 +450,8 @@ def _concurrency_level(
     run_dir = tmp / f"{workload.name}-c{level}"
     args = ["--model", f"openai/{workload.agent}", "--model-arg", f"base_url={server.base_url}", "--no-report"]
     args += ["--max-concurrency", str(level), "--cases", ",".join(ids), "--repeat", str(repeat)]
-    if workload.harness == "native":
-        args += ["--harness", "native"]
+    if workload.harness == "lean":
+        args += ["--harness", "lean"]
     else:
         args += ["--model-arg", "responses_api=false"]
     try:
@@ -485,9 +485,9 @@ def _concurrency_level(
 
 
 def _workers_used(harness: str, level: int) -> int:
-    if harness != "native":
+    if harness != "lean":
         return 1
-    from safeactbench.harness.native import auto_workers
+    from safeactbench.harness.lean import auto_workers
 
     return auto_workers(level)
 

@@ -1,6 +1,6 @@
 """Prompt size: tokens a model reads per episode, by protocol, and how much of it a prompt cache can
 reuse. Counted offline with OpenAI's o200k_base encoding (the `bpe-openai` wheel carries it) on the
-requests the native harness sends for the reference agent's episodes; other tokenizers differ by
+requests the lean harness sends for the reference agent's episodes; other tokenizers differ by
 some percent, not in the shape.
 
 A request is the tool list plus every message so far (chat completions resend the conversation).
@@ -28,7 +28,7 @@ def _encoder() -> Any:
 def prompt_tokens(n_cases: int | None = None) -> dict[str, Any]:
     """Per protocol: first-request tokens (system, task, tools), prompt tokens per episode, requests
     per episode and the cacheable share; per domain: the tool list's tokens."""
-    from safeactbench.harness.native import _tools_json
+    from safeactbench.harness.lean import _tools_json
     from safeactbench.harness.prompts import system_prompt, user_prompt
     from safeactbench.public import public_view
 

@@ -31,10 +31,10 @@ class Target:
 
 
 def _level(results: dict[str, Any], c: int, key: str = "efficiency") -> float | None:
-    """The target's measure: `run --model` at concurrency C through the native harness. Results from
-    before the native harness existed (the baseline) measured the Inspect path under `levels`."""
+    """The target's measure: `run --model` at concurrency C through the lean harness. Results from
+    before the lean harness existed (the baseline) measured the Inspect path under `levels`."""
     concurrency = results["concurrency"]
-    rows = concurrency["runs"]["native"]["levels"] if "runs" in concurrency else concurrency["levels"]
+    rows = concurrency["runs"]["lean"]["levels"] if "runs" in concurrency else concurrency["levels"]
     return next(r[key] for r in rows if r["concurrency"] == c)
 
 
@@ -60,8 +60,8 @@ TARGETS = [
         2000,
         "{:,.0f} cases/s",
     ),
-    Target("concurrency efficiency at C=64 (`run --harness native`)", lambda r: _level(r, 64), ">=", 0.90, "{:.0%}"),
-    Target("concurrency efficiency at C=256 (`run --harness native`)", lambda r: _level(r, 256), ">=", 0.80, "{:.0%}"),
+    Target("concurrency efficiency at C=64 (`run --harness lean`)", lambda r: _level(r, 64), ">=", 0.90, "{:.0%}"),
+    Target("concurrency efficiency at C=256 (`run --harness lean`)", lambda r: _level(r, 256), ">=", 0.80, "{:.0%}"),
     Target(
         "paired bootstrap 10 configs × 570 cases × 10,000 resamples",
         lambda r: r["stats"]["seconds"],
@@ -220,9 +220,9 @@ def _section_inspect(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
 
 
 WORKLOAD_TITLES = {
-    "native": "`run --harness native`, reference agent (the target)",
+    "lean": "`run --harness lean`, reference agent (the target)",
     "inspect": "`run --model` through Inspect AI (the default harness), reference agent",
-    "native_one_turn": "`run --harness native`, one model turn per episode (`always_defer`): worst case per episode",
+    "lean_one_turn": "`run --harness lean`, one model turn per episode (`always_defer`): worst case per episode",
 }
 
 

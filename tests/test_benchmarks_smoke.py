@@ -52,7 +52,7 @@ def test_inspect_path_tiny() -> None:
 def test_concurrency_tiny() -> None:
     # the lean loop with the reference agent: the Inspect path has its own smoke test
     # (test_inspect_path_tiny), and the measurement code is the same for every workload
-    workloads = [w for w in m.QUICK_WORKLOADS if w.harness == "native" and w.agent == "reference"]
+    workloads = [w for w in m.QUICK_WORKLOADS if w.harness == "lean" and w.agent == "reference"]
     out = m.concurrency((1, 2), workloads=workloads, cases=2, latency=0.01, jitter=0.0)
     for workload in workloads:
         rows = out["runs"][workload.name]["levels"]

@@ -55,7 +55,7 @@ def test_mcp_tool_descriptions_are_the_shared_harness_text(served: dict[str, lis
         assert list(listed) == [t["name"] for t in public], kind
         for tool in public:
             offered = listed[tool["name"]]
-            assert offered.description == tool_description(tool), tool["name"]  # the Inspect/native text
+            assert offered.description == tool_description(tool), tool["name"]  # the Inspect/lean text
             if tool["name"] not in TERMINAL_TOOLS:
                 marking = "[read-only] " if tool["read_only"] else "[changes state] "
                 assert offered.description.startswith(marking), tool["name"]

@@ -1,4 +1,4 @@
-"""Real model servers, both `run --model` paths (Inspect's OpenAI-compatible provider and the native
+"""Real model servers, both `run --model` paths (Inspect's OpenAI-compatible provider and the lean
 loop), against a loopback server that misbehaves as real ones do (`fault_proxy`): generation
 settings reach every request, tool-call turns carry `""` content, runtime failures (context
 overflow, a server that dies) are missing and never agent failures, a dying server stops the run
@@ -25,7 +25,7 @@ V2 = ["SAB-V2-001", "SAB-V2-002"]
 TEN = [*(f"SAB-V1-00{n}" for n in range(1, 6)), *V2, "SAB-V0-001", "SAB-V0-002", "SAB-L-001"]
 PATHS = {
     "inspect": ["--model", "vllm/reference"],  # Inspect's provider for an OpenAI-compatible server
-    "native": ["--model", "reference", "--harness", "native"],
+    "lean": ["--model", "reference", "--harness", "lean"],
 }
 
 
@@ -134,7 +134,7 @@ def test_preflight_names_a_server_that_writes_tool_calls_as_text(path: str, upst
 
 
 def test_preflight_fails_fast_on_an_endpoint_that_is_not_there(tmp_path: Path) -> None:
-    done = run("native", "http://127.0.0.1:9/v1", tmp_path / "run", "--cases", "SAB-V1-001")
+    done = run("lean", "http://127.0.0.1:9/v1", tmp_path / "run", "--cases", "SAB-V1-001")
     assert done.returncode == 2
     assert "preflight" in done.stderr and "server_unreachable" in done.stderr
     assert not (tmp_path / "run").exists()

@@ -3,7 +3,7 @@ attempts hits one run directory, the run ends with every planned episode stored 
 every verdict equal to a clean run's.
 
 Real processes on loopback: `safeactbench serve-agent reference` (with latency, so kills land
-mid-run) and `safeactbench run --harness native` against it, one or two worker processes.
+mid-run) and `safeactbench run --harness lean` against it, one or two worker processes.
 """
 
 from __future__ import annotations
@@ -41,15 +41,15 @@ def endpoint() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def clean_verdicts() -> dict[str, object]:
-    """What a clean run scores: the reference agent played in-process (the native harness records
-    the same trajectories as the in-process loop: tests/test_native.py)."""
+    """What a clean run scores: the reference agent played in-process (the lean harness records
+    the same trajectories as the in-process loop: tests/test_lean.py)."""
     reference = get_agent("reference")
     return {c.id: play_scripted(Job(get_case(c.id), "original", 0), reference).verdict for c in CASES}
 
 
 def start(url: str, out: Path, workers: int) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "safeactbench", "run", "--model", "served", "--harness", "native",
+        [sys.executable, "-m", "safeactbench", "run", "--model", "served", "--harness", "lean",
          "--model-arg", f"base_url={url}", "--protocol", "V1", "--domain", ",".join(DOMAINS),
          "--max-concurrency", "4", "--workers", str(workers), "--no-report", "--resume", "--out", str(out)],
         stdout=subprocess.DEVNULL,

@@ -323,7 +323,7 @@ def test_bad_options_are_one_error_line_before_anything_is_written(tmp_path: Pat
         (["--condition", ","], "--condition: no values"),
         (["--model", "nope/x"], "Inspect AI has no model provider 'nope'"),
         (["--model", "safeactbench/reference", "--model-arg", "api_key=sk-abc"], "credentials are read from"),
-        (["--model", "x", "--harness", "native", "--model-arg", "token=abc"], "credentials are read from"),
+        (["--model", "x", "--harness", "lean", "--model-arg", "token=abc"], "credentials are read from"),
     ]:
         code, output = invoke("run", *args, "--out", str(out))
         assert code == 2 and message in one_error_line(output), (args, output)
@@ -383,13 +383,13 @@ def leaky_endpoint() -> Iterator[str]:
 
 
 def test_credentials_in_urls_and_error_bodies_are_never_stored(leaky_endpoint: str, tmp_path: Path) -> None:
-    out, inspect_out = tmp_path / "native", tmp_path / "inspect"
+    out, inspect_out = tmp_path / "lean", tmp_path / "inspect"
     keyed = leaky_endpoint.replace("user:hunter2pass@", "")  # the key travels in the Authorization header
-    done = cli("run", "--model", "openai/x", "--harness", "native", "--model-arg", f"base_url={keyed}",
+    done = cli("run", "--model", "openai/x", "--harness", "lean", "--model-arg", f"base_url={keyed}",
                "--protocol", "V1", "--limit", "2", "--out", str(out), env={"OPENAI_API_KEY": SECRET})  # fmt: skip
     assert done.returncode == 2 and "preflight" in done.stderr and "REDACTED" in done.stderr, done.stderr
     assert not any(secret in done.stderr for secret in (SECRET, "hunter2pass", "querysecret9"))
-    done = cli("run", "--model", "openai/x", "--harness", "native", "--model-arg", f"base_url={keyed}",
+    done = cli("run", "--model", "openai/x", "--harness", "lean", "--model-arg", f"base_url={keyed}",
                "--protocol", "V1", "--limit", "2", "--out", str(out), "--no-preflight",
                env={"OPENAI_API_KEY": SECRET})  # fmt: skip
     assert done.returncode == 1 and "no episode completed" in done.stderr, done.stderr
@@ -397,7 +397,7 @@ def test_credentials_in_urls_and_error_bodies_are_never_stored(leaky_endpoint: s
     assert [r.status for r in records] == ["missing", "missing"]
     assert "HTTP 400" in (records[0].missing_reason or "") and "REDACTED" in (records[0].missing_reason or "")
     # a password in the URL and a key: one Authorization header only, so one clear error
-    done = cli("run", "--model", "openai/x", "--harness", "native", "--model-arg", f"base_url={leaky_endpoint}",
+    done = cli("run", "--model", "openai/x", "--harness", "lean", "--model-arg", f"base_url={leaky_endpoint}",
                "--out", str(tmp_path / "both"), env={"OPENAI_API_KEY": SECRET})  # fmt: skip
     assert done.returncode == 2 and "carries a password" in one_error_line(done.stderr)
     code, output = invoke("run", "--model", "safeactbench/reference", "--model-arg", f"base_url={leaky_endpoint}",

@@ -23,7 +23,7 @@ from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
 from .public import public_view
-from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, SECRET_ARGS, RunConfig, public_url, redact
+from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, RENAMED_HARNESSES, SECRET_ARGS, RunConfig, public_url, redact
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
 from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, read_numbered, run_config
 from .suite.data import CaseFileError, load_suite
@@ -40,7 +40,7 @@ err = Console(stderr=True, soft_wrap=True)
 DEFAULT_AGENT = "shallow"
 DEFAULT_CALL_RETRIES = 5
 GEN = "--model: generation setting (run.json, report):"
-MODEL_HARNESSES = ("inspect", "native", *CLI_HARNESSES)
+MODEL_HARNESSES = ("inspect", "lean", *CLI_HARNESSES)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -179,8 +179,9 @@ def run(
         str,
         typer.Option(
             "--harness",
-            help="with --model: 'inspect' (the shared ReAct loop, any Inspect provider), 'native' (lean loop, "
-            "OpenAI-compatible API), or a family CLI run by inspect_swe: " + ", ".join(CLI_HARNESSES),
+            help="with --model: 'inspect' (the shared ReAct loop, any Inspect provider), 'lean' (SafeActBench's own "
+            "lean ReAct loop for OpenAI-compatible APIs; 'native' is its deprecated name), or a family CLI run by "
+            "inspect_swe: " + ", ".join(CLI_HARNESSES),
         ),
     ] = "inspect",
     model_arg: Annotated[list[str] | None, typer.Option(help="model argument KEY=VALUE (repeatable)")] = None,
@@ -216,7 +217,7 @@ def run(
         typer.Option(min=0, help="Inspect harnesses: retries of an episode that fails at runtime before it is missing"),
     ] = 2,
     workers: Annotated[
-        int, typer.Option(min=0, help="processes for --harness native (0: one per 64 episodes in flight, ≤ cores)")
+        int, typer.Option(min=0, help="processes for --harness lean (0: one per 64 episodes in flight, ≤ cores)")
     ] = 0,
     temperature: Annotated[float | None, typer.Option(min=0, help=f"{GEN} sampling temperature")] = None,
     top_p: Annotated[float | None, typer.Option(min=0, max=1, help=f"{GEN} nucleus sampling")] = None,
@@ -229,7 +230,7 @@ def run(
         str | None, typer.Option(help=f"{GEN} auto, required or none (some local servers need 'required')")
     ] = None,
     call_timeout: Annotated[
-        float | None, typer.Option(min=1, help="seconds per model call attempt (default: 600 native, provider's)")
+        float | None, typer.Option(min=1, help="seconds per model call attempt (default: 600 lean, provider's)")
     ] = None,
     call_retries: Annotated[
         int | None, typer.Option(min=0, help=f"retries of a failing model call (default {DEFAULT_CALL_RETRIES})")
@@ -269,17 +270,21 @@ def run(
         label = label or (template[1:] if template.startswith("@") else None)
     if base_url is not None and harness_cmd is None:
         raise fail("--base-url is for --harness-cmd runs; models take --model-arg base_url=...")
+    if harness_name in RENAMED_HARNESSES:
+        new_name = RENAMED_HARNESSES[harness_name]
+        err.print(f"[yellow]warning:[/] --harness {harness_name} is deprecated; it is now --harness {new_name}")
+        harness_name = new_name
     if harness_name not in MODEL_HARNESSES:
         raise fail(f"--harness: unknown {harness_name!r}; choose from {list(MODEL_HARNESSES)}")
     if harness_name != "inspect" and model is None:
         raise fail(f"--harness {harness_name} runs a model: pass --model")
-    if workers and harness_name != "native":
-        raise fail("--workers: only --harness native runs in worker processes")
+    if workers and harness_name != "lean":
+        raise fail("--workers: only --harness lean runs in worker processes")
     args = _model_args(model_arg)
     generation = _generation(temperature, top_p, max_tokens, seed, reasoning_effort, tool_choice)
     if generation.settings() and (model is None or harness_cmd is not None):
         raise fail(
-            "generation settings (--temperature, ...) are for --model runs through --harness inspect, native or a "
+            "generation settings (--temperature, ...) are for --model runs through --harness inspect, lean or a "
             "family CLI; a --harness-cmd CLI sets its own (in its command or config)"
         )
     policy = CallPolicy(call_timeout, call_retries, max_runtime_failures)
@@ -353,10 +358,10 @@ def _run_config(
         update: dict[str, Any] = {"agent": label or model or "command", "harness": "command", "command": command}
         update |= {"model": model, "sandbox": sandbox, "endpoint": None if base_url is None else public_url(base_url)}
         return base.model_copy(update=update)
-    if model is not None and harness == "native":
-        endpoint = _native_endpoint(model, args)
-        native = {"model_args": endpoint.params, "endpoint": public_url(endpoint.base_url)}
-        return base.model_copy(update={"agent": model, "harness": "native", "model": model, **native})
+    if model is not None and harness == "lean":
+        endpoint = _lean_endpoint(model, args)
+        lean = {"model_args": endpoint.params, "endpoint": public_url(endpoint.base_url)}
+        return base.model_copy(update={"agent": model, "harness": "lean", "model": model, **lean})
     if model is not None:
         _check_inspect_model(model)
         model_url = args.get("base_url")
@@ -394,9 +399,9 @@ def _play(
     generation, policy = generation or Generation(), policy or CallPolicy()
     pending = [job for job in jobs if job.key not in done]
     name = config.agent
-    if config.harness == "native":
-        endpoint = _native_endpoint(name, args, generation, policy)
-        _play_native(store, jobs, done, endpoint, max_concurrency, name, workers, policy.max_failures)
+    if config.harness == "lean":
+        endpoint = _lean_endpoint(name, args, generation, policy)
+        _play_lean(store, jobs, done, endpoint, max_concurrency, name, workers, policy.max_failures)
         return
     if config.harness == "inspect" or config.harness in CLI_HARNESSES:
         from .harness.inspect_run import InspectFailed, run_with_inspect
@@ -491,7 +496,7 @@ def _check_inspect_model(model: str) -> None:
         raise fail(f"--model: Inspect AI has no model provider {provider!r}; providers: {', '.join(sorted(providers))}")
 
 
-def _play_native(
+def _play_lean(
     store: RunStore,
     jobs: list[Job],
     done: set[EpisodeKey],
@@ -501,7 +506,7 @@ def _play_native(
     workers: int,
     max_failures: int,
 ) -> None:
-    from .harness.native import run_native
+    from .harness.lean import run_lean
     from .harness.openai_api import EndpointRefused
 
     with progress_bar() as bar:
@@ -511,7 +516,7 @@ def _play_native(
             bar.advance(task)
 
         try:
-            run_native(
+            run_lean(
                 store, jobs, done, endpoint, max_concurrency, advance, label=name, workers=workers,
                 max_failures=max_failures,
             )  # fmt: skip
@@ -541,13 +546,13 @@ def _generation(
 
 def _preflight(config: RunConfig, args: dict[str, Any], generation: Generation, policy: CallPolicy) -> None:
     """One test request to the model before anything is written (harness.preflight)."""
-    from .harness.preflight import PreflightError, preflight_inspect, preflight_native
+    from .harness.preflight import PreflightError, preflight_inspect, preflight_lean
 
     assert config.model is not None
     console.print(f"preflight: one test request to {escape(config.model)} ...")
     try:
-        if config.harness == "native":
-            preflight_native(_native_endpoint(config.model, args, generation, policy))
+        if config.harness == "lean":
+            preflight_lean(_lean_endpoint(config.model, args, generation, policy))
         else:
             inspect_args = {k: v for k, v in args.items() if k not in EXECUTION_ARGS}
             preflight_inspect(config.model, inspect_args, generation, policy.timeout)
@@ -555,7 +560,7 @@ def _preflight(config: RunConfig, args: dict[str, Any], generation: Generation, 
         raise fail(f"preflight: {redact(str(exc))}\n(nothing was written; --no-preflight skips this check)") from None
 
 
-def _native_endpoint(
+def _lean_endpoint(
     model: str, args: dict[str, Any], generation: Generation | None = None, policy: CallPolicy | None = None
 ) -> Endpoint:
     from .harness.openai_api import Endpoint

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .model import Case, Protocol, Trajectory, Verdict, first_error
-from .runconfig import redact
+from .runconfig import current_harness, redact
 
 EpisodeKey = tuple[str, str, int]
 MAX_REASON = 500  # characters of a missing episode's reason that are kept
@@ -61,6 +61,11 @@ class EpisodeRecord(BaseModel):
     )
     config_id: str | None = Field(default=None, description="fingerprint of the run's configuration (run.json)")
     suite_checksum: str | None = Field(default=None, description="checksum of the suite the episode was played on")
+
+    @field_validator("harness", mode="before")
+    @classmethod
+    def _current_harness(cls, harness: Any) -> Any:
+        return current_harness(harness)
 
     @property
     def key(self) -> EpisodeKey:

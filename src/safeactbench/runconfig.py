@@ -24,7 +24,17 @@ from .harness.prompts import PROMPT_VERSION
 from .suite.data import SUITE_VERSION, suite_manifest
 
 SUITE_NAME = "safeactbench"
-Harness = Literal["scripted", "inspect", "native", "command", "codex-cli", "claude-code", "gemini-cli", "opencode"]
+Harness = Literal["scripted", "inspect", "lean", "command", "codex-cli", "claude-code", "gemini-cli", "opencode"]
+# harness names of earlier versions: still accepted by `run --harness` (with a warning) and read from
+# old run.json files and records. The study's "native" is a family CLI; our own loop is "lean".
+RENAMED_HARNESSES = {"native": "lean"}
+
+
+def current_harness(name: Any) -> Any:
+    """A harness name as this version calls it (`native` → `lean`); anything else unchanged."""
+    return RENAMED_HARNESSES.get(name, name) if isinstance(name, str) else name
+
+
 CLI_HARNESSES = ("codex-cli", "claude-code", "gemini-cli", "opencode")  # family CLIs through inspect_swe
 # --model-arg names that change how requests are made (or, for the offline scripted provider, inject
 # latency and faults), not what the model is asked: a run may resume with other values
@@ -79,6 +89,11 @@ class RunConfig(BaseModel):
     prompt_version: str = PROMPT_VERSION
     suite: SuiteId = Field(default_factory=lambda: packaged_suite())
 
+    @field_validator("harness", mode="before")
+    @classmethod
+    def _current_harness(cls, harness: Any) -> Any:
+        return current_harness(harness)
+
     @field_validator("filters")
     @classmethod
     def _canonical_filters(cls, filters: dict[str, str | None]) -> dict[str, str | None]:
@@ -96,6 +111,8 @@ class RunConfig(BaseModel):
         dump = self.model_dump(mode="json")
         if not dump["generation"]:  # runs pinned before generation settings existed keep their fingerprint
             del dump["generation"]
+        if dump["harness"] == "lean":  # and runs pinned before the lean loop was renamed keep theirs
+            dump["harness"] = "native"
         return hashlib.sha256(_canonical(dump).encode()).hexdigest()[:16]
 
     @property

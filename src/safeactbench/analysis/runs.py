@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records import EpisodeRecord, StoreError, describe_duplicates, one_per_key, read_meta, read_numbered
+from ..runconfig import current_harness
 from ..store import run_config
 
 ORIGINAL = "original"
@@ -98,7 +99,7 @@ def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallbac
     pinned: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
     first = records[0] if records else None
     agent = pinned.get("agent") or (first.agent if first else None) or fallback
-    harness = pinned.get("harness") or (first.harness if first else None) or "scripted"
+    harness = current_harness(pinned.get("harness")) or (first.harness if first else None) or "scripted"
     if harness == "scripted":
         return str(agent)
     unsandboxed = " (no sandbox)" if pinned.get("sandbox") is False else ""  # a CLI agent run with --no-sandbox

@@ -1,7 +1,7 @@
 """`safeactbench serve-agent AGENT`: a scripted agent behind OpenAI-compatible model APIs.
 
 An offline stand-in for a model endpoint. Point any OpenAI-compatible harness or CLI agent at
-`http://127.0.0.1:PORT/v1` — `run --harness native`, Inspect's openai provider, Codex CLI, Qwen Code,
+`http://127.0.0.1:PORT/v1` — `run --harness lean`, Inspect's openai provider, Codex CLI, Qwen Code,
 your own — and the scripted agent plays the episode, so a harness can be checked end to end (the
 reference agent must score every case) and load-tested (`--latency`, `--jitter`; the concurrency
 benchmark uses it).
@@ -10,7 +10,7 @@ benchmark uses it).
   as plain JSON or as an SSE stream (`serve_agent.chat`, `serve_agent.responses`).
 - Which episode a request belongs to (`serve_agent.episodes`): an episode base URL
   `/ep/<token>/v1` (tokens from `POST /ep`), the `X-SafeActBench-Episode: case|condition|repetition`
-  header the native harness sends, else the task prompt of an original case found in the request.
+  header the lean harness sends, else the task prompt of an original case found in the request.
 - The answer: the next call of the agent's call sequence on that case, one tool call per turn, the
   turn being the number of tool results in the request that carry an observation (a client's own
   error text - its connection to the tools failed - does not count, so the call is asked for

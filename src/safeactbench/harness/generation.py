@@ -6,7 +6,7 @@ change what the model is asked, so they are part of the run's configuration (`ru
 how requests are made: it is recorded with the run's execution settings and may differ on resume.
 
 The Inspect harnesses pass them as Inspect's `GenerateConfig` (each provider maps them onto its own
-API); the native harness puts them into every chat-completions request body.
+API); the lean harness puts them into every chat-completions request body.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A lean client for OpenAI-compatible chat-completions endpoints, used by the native harness.
+"""A lean client for OpenAI-compatible chat-completions endpoints, used by the lean harness.
 
 One aiohttp session whose connection pool is the run's concurrency. A request that fails on the way
 — connection error, timeout, HTTP 408/409/429 or 5xx, a body that is not a completion — is retried

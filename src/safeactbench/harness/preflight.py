@@ -57,15 +57,15 @@ def check_reply(text: str, called: list[str]) -> None:
     raise PreflightError(f"{hint} (its reply: {snippet})")
 
 
-# ------------------------------------------------------------------------------ native harness
+# -------------------------------------------------------------------------------- lean harness
 
 
-def preflight_native(endpoint: Endpoint) -> None:
+def preflight_lean(endpoint: Endpoint) -> None:
     """One chat completion against `endpoint` (one retry at most); PreflightError if it fails."""
-    asyncio.run(_native(replace(endpoint, max_retries=min(endpoint.max_retries, 1))))
+    asyncio.run(_lean(replace(endpoint, max_retries=min(endpoint.max_retries, 1))))
 
 
-async def _native(endpoint: Endpoint) -> None:
+async def _lean(endpoint: Endpoint) -> None:
     tools = [
         {
             "type": "function",
@@ -136,6 +136,6 @@ def _inspect_hint(model: str, model_args: dict[str, Any], problem: str) -> str:
             f"the test request failed: {problem}\nInspect's openai/ provider speaks OpenAI's Responses API; "
             f"for an OpenAI-compatible server at {base_url} use openai-api/NAME/MODEL (key in NAME_API_KEY), "
             "vllm/MODEL, ollama/MODEL or llama-cpp-python/MODEL with --model-arg base_url=..., "
-            "or --harness native (docs/harnesses.md)"
+            "or --harness lean (docs/harnesses.md)"
         )
     return f"the test request failed: {problem}"

@@ -17,7 +17,7 @@ from ..public import PublicCase
 PROMPT_VERSION = "2"
 
 # A model reply without a tool call gets NUDGE once; MAX_IDLE_TURNS such replies in a row end the
-# episode as `agent_stopped`. Every ReAct harness (Inspect, native) follows this rule.
+# episode as `agent_stopped`. Every ReAct harness (Inspect, lean) follows this rule.
 MAX_IDLE_TURNS = 2
 NUDGE = "Continue with the request: call a tool, or call submit when you are finished."
 TERMINAL_TOOLS = ("submit", "decide")

@@ -1,4 +1,4 @@
-"""The native harness (`run --harness native`) against real HTTP endpoints on loopback.
+"""The lean harness (`run --harness lean`) against real HTTP endpoints on loopback.
 
 Endpoints: `safeactbench serve-agent` (scripted agents behind the OpenAI-compatible API, in its
 own process) and, for what no scripted agent does (invalid JSON, unknown tools, broken bodies), a
@@ -58,13 +58,13 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> 
     return done.returncode, done.stdout + done.stderr
 
 
-def native(
+def lean(
     url: str, out: Path, *extra: str, env: dict[str, str] | None = None, preflight: bool = False
 ) -> tuple[int, str]:
-    """`run --harness native` against `url`; without the preflight unless asked (most endpoints here
+    """`run --harness lean` against `url`; without the preflight unless asked (most endpoints here
     are scripted to answer episode requests only)."""
     checked = [] if preflight else ["--no-preflight"]
-    return cli("run", "--model", "openai/served", "--harness", "native", "--model-arg", f"base_url={url}",
+    return cli("run", "--model", "openai/served", "--harness", "lean", "--model-arg", f"base_url={url}",
                "--model-arg", "backoff=0.01", "--no-report", "--out", str(out), *checked, *extra, env=env)  # fmt: skip
 
 
@@ -76,29 +76,55 @@ def test_reference_agent_over_http_scores_every_case_and_records_what_the_in_pro
 ) -> None:
     out = tmp_path / "run"
     with served("reference") as url:
-        code, output = native(url, out, "--cases", SPREAD, "--condition", "original,withheld", "--max-concurrency", "4")
+        code, output = lean(url, out, "--cases", SPREAD, "--condition", "original,withheld", "--max-concurrency", "4")
     assert code == 0, output
     records = read_episodes(out / "episodes.jsonl")
     acting = sum(get_case(c).protocol.value in ("V1", "V2", "V3") for c in SPREAD.split(","))  # have stop twins
     assert len(records) == len(SPREAD.split(",")) + acting
     assert all(r.status == "completed" and r.verdict and r.verdict.score == 1 for r in records)
-    assert {r.harness for r in records} == {"native"} and {r.agent for r in records} == {"openai/served"}
+    assert {r.harness for r in records} == {"lean"} and {r.agent for r in records} == {"openai/served"}
     assert all(r.usage.get("total_tokens", 0) > 0 for r in records)
     reference = get_agent("reference")
     for record in records:
         local = play_scripted(Job(get_case(record.case_id, record.condition), record.condition, 0), reference)
         assert record.trajectory == local.trajectory, record.case_id
     meta = json.loads((out / "run.json").read_text())
-    assert meta["config"]["harness"] == "native" and meta["completed"] == len(records)
+    assert meta["config"]["harness"] == "lean" and meta["completed"] == len(records)
     assert meta["config"]["endpoint"] == url and meta["config"]["model_args"] == {}
 
 
-def test_inspect_and_native_harnesses_record_the_same_episodes(tmp_path: Path) -> None:
+def test_the_old_name_native_runs_resumes_and_reports_as_lean(tmp_path: Path) -> None:
+    """`--harness native` (the lean loop's name in earlier versions) still runs, with a warning, and
+    a run directory recorded under the old name resumes and reports as `lean`."""
+    out = tmp_path / "run"
+    cases = SPREAD.split(",")
+    with served("reference") as url:
+        first = ["--no-preflight", "--no-report", "--out", str(out), "--cases", ",".join(cases[:2]), "--limit", "1"]
+        code, output = cli("run", "--model", "openai/served", "--harness", "native", "--model-arg", f"base_url={url}",
+                           *first)  # fmt: skip
+        assert code == 0 and "--harness native is deprecated; it is now --harness lean" in output, output
+        assert json.loads((out / "run.json").read_text())["config"]["harness"] == "lean"
+        # the run as an earlier version wrote it
+        for name in ("run.json", "episodes.jsonl"):
+            path = out / name
+            path.write_text(path.read_text().replace('"harness":"lean"', '"harness":"native"')
+                            .replace('"harness": "lean"', '"harness": "native"'))  # fmt: skip
+        assert '"native"' in (out / "episodes.jsonl").read_text() and '"native"' in (out / "run.json").read_text()
+        code, output = lean(url, out, "--cases", ",".join(cases[:2]), "--resume")
+    assert code == 0, output
+    records = read_episodes(out / "episodes.jsonl")
+    assert [r.case_id for r in records] == cases[:2] and {r.harness for r in records} == {"lean"}
+    code, output = cli("report", str(out), "--out", str(tmp_path / "report"))
+    assert code == 0, output
+    assert json.loads((tmp_path / "report" / "report.json").read_text())["configurations"] == ["openai/served · lean"]
+
+
+def test_inspect_and_lean_harnesses_record_the_same_episodes(tmp_path: Path) -> None:
     """Inspect's openai provider sends no episode header: the served agent finds the case by its
     prompts. Both harnesses must hand the agent the same conversation and record the same steps."""
     cases = "SAB-V0-003,SAB-V2-005,SAB-V3-007,SAB-L-002"
     with served("reference") as url:
-        code, output = native(url, tmp_path / "native", "--cases", cases)
+        code, output = lean(url, tmp_path / "lean", "--cases", cases)
         assert code == 0, output
         args = [
             "run",
@@ -113,11 +139,10 @@ def test_inspect_and_native_harnesses_record_the_same_episodes(tmp_path: Path) -
                            env={"OPENAI_API_KEY": "sk-local"})  # fmt: skip
     assert code == 0, output
     runs = {
-        name: {r.case_id: r for r in read_episodes(tmp_path / name / "episodes.jsonl")}
-        for name in ("native", "inspect")
+        name: {r.case_id: r for r in read_episodes(tmp_path / name / "episodes.jsonl")} for name in ("lean", "inspect")
     }
-    assert set(runs["native"]) == set(runs["inspect"]) == set(cases.split(","))
-    for case_id, record in runs["native"].items():
+    assert set(runs["lean"]) == set(runs["inspect"]) == set(cases.split(","))
+    for case_id, record in runs["lean"].items():
         other = runs["inspect"][case_id]
         assert other.harness == "inspect" and other.verdict and other.verdict.score == 1
         assert record.trajectory == other.trajectory, case_id
@@ -126,7 +151,7 @@ def test_inspect_and_native_harnesses_record_the_same_episodes(tmp_path: Path) -
 def test_worker_processes_play_each_episode_once(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with served("reference") as url:
-        code, output = native(url, out, "--cases", SPREAD, "--repeat", "3", "--max-concurrency", "8", "--workers", "2")
+        code, output = lean(url, out, "--cases", SPREAD, "--repeat", "3", "--max-concurrency", "8", "--workers", "2")
     assert code == 0, output
     keys = [r.key for r in read_episodes(out / "episodes.jsonl")]
     assert len(keys) == len(set(keys)) == 3 * len(SPREAD.split(","))
@@ -135,7 +160,7 @@ def test_worker_processes_play_each_episode_once(tmp_path: Path) -> None:
 def test_sigkill_midway_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with served("reference", "--latency", "0.05") as url:
-        args = ["run", "--model", "served", "--harness", "native", "--model-arg", f"base_url={url}"]
+        args = ["run", "--model", "served", "--harness", "lean", "--model-arg", f"base_url={url}"]
         args += ["--protocol", "V2", "--domain", "customer,healthcare", "--max-concurrency", "4", "--workers", "2"]
         args += ["--no-report", "--out", str(out)]
         process = subprocess.Popen(
@@ -168,19 +193,19 @@ def test_api_failures_are_retried_then_stored_as_missing_and_resumed(tmp_path: P
     out = tmp_path / "run"
     cases = "SAB-V1-001,SAB-V2-001,SAB-L-001"
     with served("reference", "--fail", "2") as url:  # two 500s per episode: the retries absorb them
-        code, output = native(url, tmp_path / "retried", "--cases", cases)
+        code, output = lean(url, tmp_path / "retried", "--cases", cases)
         assert code == 0, output
         assert all(r.status == "completed" for r in read_episodes(tmp_path / "retried" / "episodes.jsonl"))
     port = free_port()  # the endpoint is part of the run's configuration: the recovered server is at the same URL
     with served("reference", "--fail", "2", "--port", port) as url:  # with one retry, every episode fails for good
-        code, output = native(url, out, "--cases", cases, "--model-arg", "max_retries=1")
+        code, output = lean(url, out, "--cases", cases, "--model-arg", "max_retries=1")
     assert code == 1 and "no episode completed" in output, output
     records = read_episodes(out / "episodes.jsonl")
     assert [r.status for r in records] == ["missing"] * 3
     assert all(r.missing_reason and r.missing_reason.startswith("runtime_error: HTTP 500") for r in records)
     assert "runtime failures" in output and "0/3" in output
     with served("reference", "--port", port) as url:
-        code, output = native(url, out, "--cases", cases, "--resume")
+        code, output = lean(url, out, "--cases", cases, "--resume")
     assert code == 0, output
     latest = {r.key: r for r in read_episodes(out / "episodes.jsonl")}  # a completed retry supersedes
     assert len(latest) == 3 and all(r.status == "completed" for r in latest.values())
@@ -188,13 +213,13 @@ def test_api_failures_are_retried_then_stored_as_missing_and_resumed(tmp_path: P
 
 def test_refused_requests_stop_the_run_and_keep_what_is_stored(tmp_path: Path) -> None:
     with served("reference", "--fail", "1000", "--fail-status", "401") as url:
-        code, output = native(url, tmp_path / "checked", "--cases", SPREAD, preflight=True)
+        code, output = lean(url, tmp_path / "checked", "--cases", SPREAD, preflight=True)
         assert code == 2 and "preflight" in output and "HTTP 401" in output  # before anything is written
         assert not (tmp_path / "checked").exists()
-        code, output = native(url, tmp_path / "run", "--cases", SPREAD)
+        code, output = lean(url, tmp_path / "run", "--cases", SPREAD)
         assert code == 1 and "HTTP 401" in output
         # the same through worker processes: each stops, the parent reports it once
-        code, output = native(url, tmp_path / "run", "--cases", SPREAD, "--workers", "2", "--resume")
+        code, output = lean(url, tmp_path / "run", "--cases", SPREAD, "--workers", "2", "--resume")
     assert code == 1
     assert "HTTP 401" in output and "--resume" in output
     assert json.loads((tmp_path / "run" / "run.json").read_text())["completed"] == 0
@@ -206,7 +231,7 @@ def test_an_endpoint_that_is_down_stops_the_run_after_five_failures_in_a_row(tmp
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
-    code, output = native(url, tmp_path / "run", "--protocol", "V1", "--max-concurrency", "2",
+    code, output = lean(url, tmp_path / "run", "--protocol", "V1", "--max-concurrency", "2",
                           "--model-arg", "max_retries=1")  # fmt: skip
     assert code == 1, output
     assert "episodes in a row failed at runtime" in output and "--resume" in output
@@ -225,10 +250,10 @@ def test_bad_arguments_are_named_before_anything_runs(tmp_path: Path) -> None:
     }
     for extra, expected in checks.items():
         code, output = cli(
-            "run", "--model", "openai/gpt-x", "--harness", "native", *extra, "--out", str(tmp_path / "r"), env=env
+            "run", "--model", "openai/gpt-x", "--harness", "lean", *extra, "--out", str(tmp_path / "r"), env=env
         )
         assert code == 2 and expected in output, (extra, output)
-    code, output = cli("run", "--harness", "native", "--out", str(tmp_path / "r"))
+    code, output = cli("run", "--harness", "lean", "--out", str(tmp_path / "r"))
     assert code == 2 and "pass --model" in output
     code, output = cli("run", "--model", "safeactbench/reference", "--workers", "2", "--out", str(tmp_path / "r"))
     assert code == 2 and "--workers" in output
@@ -238,7 +263,7 @@ def test_bad_arguments_are_named_before_anything_runs(tmp_path: Path) -> None:
 def test_the_key_is_sent_but_never_written(tmp_path: Path) -> None:
     seen: list[str] = []
     with scripted_endpoint([submit_reply()], seen_auth=seen) as url:
-        code, output = native(url, tmp_path / "run", "--cases", "SAB-V0-001", env={"OPENAI_API_KEY": SECRET})
+        code, output = lean(url, tmp_path / "run", "--cases", "SAB-V0-001", env={"OPENAI_API_KEY": SECRET})
     assert code == 0, output
     assert seen == [f"Bearer {SECRET}"]
     assert not any(SECRET.encode() in p.read_bytes() for p in (tmp_path / "run").rglob("*") if p.is_file())
@@ -247,7 +272,7 @@ def test_the_key_is_sent_but_never_written(tmp_path: Path) -> None:
 def test_requests_go_through_the_proxy_the_environment_names(tmp_path: Path) -> None:
     with scripted_endpoint([submit_reply()]) as proxy:  # answers whatever it is sent, as a proxy would
         env = {"HTTP_PROXY": proxy.removesuffix("/v1"), "NO_PROXY": ""}
-        code, output = native("http://model.invalid/v1", tmp_path / "run", "--cases", "SAB-V0-001", env=env)
+        code, output = lean("http://model.invalid/v1", tmp_path / "run", "--cases", "SAB-V0-001", env=env)
     assert code == 0, output
     [record] = read_episodes(tmp_path / "run" / "episodes.jsonl")
     assert record.status == "completed" and record.trajectory and record.trajectory.end_reason == "submitted"
@@ -311,7 +336,7 @@ def test_invalid_json_unknown_tools_and_text_replies_reach_the_episode_and_it_go
         submit_reply("BLOCK"),
     ]
     with scripted_endpoint(replies) as url:
-        code, output = native(url, tmp_path / "run", "--cases", "SAB-V1-001")
+        code, output = lean(url, tmp_path / "run", "--cases", "SAB-V1-001")
     assert code == 0, output
     [record] = read_episodes(tmp_path / "run" / "episodes.jsonl")
     steps = record.trajectory.steps if record.trajectory else []
@@ -323,7 +348,7 @@ def test_invalid_json_unknown_tools_and_text_replies_reach_the_episode_and_it_go
 
 def test_two_text_replies_in_a_row_stop_the_episode(tmp_path: Path) -> None:
     with scripted_endpoint([text_reply("Hello."), text_reply("I am done.")]) as url:
-        code, output = native(url, tmp_path / "run", "--cases", "SAB-V0-001")
+        code, output = lean(url, tmp_path / "run", "--cases", "SAB-V0-001")
     assert code == 0, output
     [record] = read_episodes(tmp_path / "run" / "episodes.jsonl")
     assert record.trajectory is not None and record.trajectory.end_reason == "agent_stopped"

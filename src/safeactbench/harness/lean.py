@@ -1,11 +1,12 @@
-"""`safeactbench run --model M --harness native`: the ReAct loop straight against an OpenAI-compatible
+"""`safeactbench run --model M --harness lean`: the ReAct loop straight against an OpenAI-compatible
 chat-completions endpoint (OpenAI, vLLM, SGLang, llama.cpp, Ollama, LiteLLM, ...), without Inspect.
+It was called `native` in earlier versions; the study's "native" is a model's family CLI.
 
 Same episodes as the Inspect harness — the same prompts, tool schemas, idle rule and run store, and
 every tool call (unknown tools and invalid JSON included) goes to the episode — with a fraction of
 the per-episode cost, for high-concurrency runs (docs/performance.md). Inspect stays the reference
-harness; `--harness native` is the lean one. C worker tasks take jobs in plan order; each finished
-episode is written to the run store at once. Runtime failures (see `openai_api`) are stored as
+harness. C worker tasks take jobs in plan order; each finished episode is written to the run
+store at once. Runtime failures (see `openai_api`) are stored as
 `missing` with their reason; an endpoint that refuses requests stops the run (`EndpointRefused`),
 and so do `--max-runtime-failures` episodes in a row failing at runtime (`RunStopped`), keeping
 every episode already stored for `--resume`.
@@ -44,7 +45,7 @@ from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped
 from .tool_lists import ToolListCache
 from .transcript import model_turn
 
-HARNESS = "native"
+HARNESS = "lean"
 
 
 def _tools_json(case: Case) -> str:
@@ -174,7 +175,7 @@ def auto_workers(concurrency: int, cores: int | None = None) -> int:
     return max(1, min(cores or os.cpu_count() or 1, math.ceil(concurrency / 64)))
 
 
-def run_native(
+def run_lean(
     store: RunStore,
     jobs: list[Job],
     done: set[EpisodeKey],
@@ -244,7 +245,7 @@ def run_sharded(
             context.Process(
                 target=_worker,
                 args=(keys, endpoint, label, share, inbox, os.getpid(), stamp_ids, max_failures),
-                name=f"safeactbench-native-{index}",
+                name=f"safeactbench-lean-{index}",
                 daemon=True,
             )
         )
@@ -259,9 +260,7 @@ def run_sharded(
                 except queue.Empty:
                     dead = [p for p in processes if p.exitcode not in (None, 0)]
                     if dead:
-                        raise RuntimeError(
-                            f"native worker {dead[0].name} died (exit code {dead[0].exitcode})"
-                        ) from None
+                        raise RuntimeError(f"lean worker {dead[0].name} died (exit code {dead[0].exitcode})") from None
                     continue
                 if kind == "record":
                     key, line = payload
@@ -272,7 +271,7 @@ def run_sharded(
                     running -= 1
                     refusal = refusal or (payload if kind == "refused" else None)
                 else:  # "error": a worker's unexpected exception, with its traceback
-                    raise RuntimeError(f"native worker failed:\n{payload}")
+                    raise RuntimeError(f"lean worker failed:\n{payload}")
         finally:
             started = [p for p in processes if p.pid is not None]
             for process in started:  # signal them all first: they stop together, not one by one

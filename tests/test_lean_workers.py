@@ -1,4 +1,4 @@
-"""The worker processes of `run --harness native --workers N` die with their parent, however it dies.
+"""The worker processes of `run --harness lean --workers N` die with their parent, however it dies.
 
 Real processes on loopback: `safeactbench serve-agent` answers slowly enough that the run is still
 going when the test signals the parent (the parent alone, never its process group). No worker may
@@ -40,7 +40,7 @@ def requests_served(url: str) -> int:
 
 
 def run_command(url: str, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "safeactbench", "run", "--model", "served", "--harness", "native",
+    return [sys.executable, "-m", "safeactbench", "run", "--model", "served", "--harness", "lean",
             "--model-arg", f"base_url={url}", "--model-arg", "backoff=0.01", "--protocol", "V1",
             "--domain", ",".join(DOMAINS), "--max-concurrency", "8", "--workers", "2",
             "--no-report", "--out", str(out), *extra]  # fmt: skip
