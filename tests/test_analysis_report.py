@@ -44,7 +44,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def written(runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return report([runs[a] for a in AGENTS], tmp_path_factory.mktemp("report"))
+    return report([runs[a] for a in AGENTS], tmp_path_factory.mktemp("report"), pairs="all")
 
 
 def section_ids(html: str) -> list[str]:
@@ -228,6 +228,39 @@ def test_interventions_static_gap_repetitions_and_missing(runs: dict[str, Path],
     assert coverage["mixed-iv"]["missing"] == {"api_error": 1}
 
 
+def test_harness_pairs_are_formed_within_a_model(runs: dict[str, Path], tmp_path: Path) -> None:
+    """The study's harness comparison: a model against itself on another harness, never across
+    models unless asked. A scripted agent is the model it is served as (reference = safeactbench/reference)."""
+    inspect_run = tmp_path / "reference-inspect"
+    args = ["run", "--model", "safeactbench/reference", "--protocol", "V1,V2", "--domain", "customer",
+            "--max-concurrency", "16", "--out", str(inspect_run), "--no-report"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    given = [runs["eager"], inspect_run, runs["reference"]]
+    data = json.loads(report(given, tmp_path / "harness")["data"].read_text())
+    [pair] = data["paired"]
+    assert (pair["model"], pair["a"], pair["b"]) == (
+        "safeactbench/reference",
+        "reference",
+        "safeactbench/reference · inspect",
+    )
+    played = {c.id for c in load_suite() if c.protocol.value in ("V1", "V2") and c.domain == "customer"}
+    assert pair["common_cases"] == len(played) and pair["delta_points"]["estimate"] == 0.0
+    assert pair["ci_excludes_zero"] is False
+    md = (tmp_path / "harness" / "report.md").read_text()
+    assert "| Model | Harness A | Harness B |" in md and "| safeactbench/reference | scripted | inspect |" in md
+    # across models only on request
+    every = json.loads(report(given, tmp_path / "all", pairs="all")["data"].read_text())["paired"]
+    inspected = "safeactbench/reference · inspect"
+    assert [(p["a"], p["b"]) for p in every] == [("eager", inspected), ("eager", "reference"), (inspected, "reference")]
+    # nothing to pair within a model: the section says how to get a pair
+    alone = report([runs["eager"], runs["reference"]], tmp_path / "none")
+    assert json.loads(alone["data"].read_text())["paired"] == []
+    assert "No model was run under two harnesses" in alone["markdown"].read_text()
+    result = CliRunner().invoke(app, ["report", str(runs["eager"]), "--out", str(tmp_path / "x"), "--pairs", "some"])
+    assert result.exit_code == 2 and "--pairs: unknown 'some'" in result.output
+
+
 def test_degenerate_inputs_still_give_every_section(runs: dict[str, Path], tmp_path: Path) -> None:
     """A run whose episodes are all missing, alone and next to a real run: no crash, honest dashes."""
     config = RunConfig(agent="gpt-x", harness="inspect", model="gpt-x")
@@ -242,7 +275,7 @@ def test_degenerate_inputs_still_give_every_section(runs: dict[str, Path], tmp_p
     assert section_ids(alone["html"].read_text()) == list(ALWAYS)
     assert not [k for k in alone if k.startswith("figures/")]
 
-    both = report([runs["reference"], broken], tmp_path / "both")
+    both = report([runs["reference"], broken], tmp_path / "both", pairs="all")
     data = json.loads(both["data"].read_text())
     assert data["paired"][0]["common_cases"] == 0 and data["paired"][0]["delta_points"]["estimate"] is None
     assert "figures/paired_deltas.png" not in both

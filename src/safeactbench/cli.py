@@ -18,6 +18,7 @@ from rich.table import Table
 
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
+from .analysis.runs import PAIR_MODES
 from .catalog import CONDITIONS, UnknownCase, played
 from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
@@ -781,13 +782,24 @@ def report_cmd(
     episode: Annotated[
         list[str] | None, typer.Option("--episode", help="illustrate CASE_ID or CONFIG:CASE_ID (repeatable)")
     ] = None,
+    pairs: Annotated[
+        str,
+        typer.Option(
+            help="paired comparisons: 'harness' (each model's harnesses against its Inspect run, as the study "
+            "pairs them) or 'all' (every pair of configurations, across models too)"
+        ),
+    ] = "harness",
 ) -> None:
     """Tables, figures, report.md and a self-contained report.html from run directories."""
-    paths = write_report(run_dirs, out, episode)
+    if pairs not in PAIR_MODES:
+        raise fail(f"--pairs: unknown {pairs!r}; choose from {list(PAIR_MODES)}")
+    paths = write_report(run_dirs, out, episode, pairs)
     console.print(f"wrote {paths['markdown']} and {paths['html']}")
 
 
-def write_report(run_dirs: list[Path], out: Path, episodes: list[str] | None = None) -> dict[str, Path]:
+def write_report(
+    run_dirs: list[Path], out: Path, episodes: list[str] | None = None, pairs: str = "harness"
+) -> dict[str, Path]:
     from .analysis.command import report
     from .analysis.runs import ReportError
 
@@ -795,7 +807,7 @@ def write_report(run_dirs: list[Path], out: Path, episodes: list[str] | None = N
         err.print(f"[yellow]warning:[/] {escape(message)}")
 
     try:
-        return report(run_dirs, out, episodes, on_warning=warn)
+        return report(run_dirs, out, episodes, on_warning=warn, pairs=pairs)
     except ReportError as exc:
         raise fail(str(exc)) from None
 

@@ -14,6 +14,7 @@ def report(
     out: Path,
     episodes: list[str] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    pairs: str = "harness",
 ) -> dict[str, Path]:
     """Write report.md, report.html, report.json and figures/*.png for `run_dirs` into `out`.
 
@@ -22,11 +23,12 @@ def report(
     ("markdown", "html", "data", "figures/<name>.png"). Raises `ReportError` (a ValueError) for
     unusable input: a missing run directory, a malformed episodes file, an unknown episode.
     `on_warning` hears about input the report used with a correction (duplicates, stored verdicts
-    that differ from the replay)."""
+    that differ from the replay). `pairs`: "harness" compares each model's harnesses (the study's
+    T-harness), "all" every pair of configurations."""
     runs = load_runs([Path(p) for p in run_dirs])
     for run in runs:
         for warning in run.warnings:
             if on_warning is not None:
                 on_warning(warning)
     cases = load_cases({r.case_id for run in runs for r in run.records})
-    return write_report(build_report(runs, episodes, cases=cases), Path(out))
+    return write_report(build_report(runs, episodes, cases=cases, pairs=pairs), Path(out))

@@ -50,12 +50,15 @@ def build_report(
     seed: int = SEED,
     level: float = LEVEL,
     cases: Mapping[str, Any] | None = None,
+    pairs: str = "harness",
 ) -> Report:
     """Every section of the report from loaded runs. `cases` (case id -> Case, optional) lets the
-    interventions section find each case's affected tools."""
+    interventions section find each case's affected tools. `pairs`: which configurations the paired
+    comparisons set side by side (`runs.configuration_pairs`: "harness", within a model across
+    harnesses, or "all")."""
     if not runs:
         raise ReportError("no run directories given")
-    ctx = Context(runs, episodes, resamples, seed, level, cases)
+    ctx = Context(runs, episodes, resamples, seed, level, cases, pairs)
     # an unknown episode is an input error: report it before any work
     chosen = choose_episodes(ctx)
     warnings = comparability_section(ctx)

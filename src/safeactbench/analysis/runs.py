@@ -14,6 +14,8 @@ from ..runconfig import current_harness
 from ..store import run_config
 
 ORIGINAL = "original"
+SCRIPTED_PROVIDER = "safeactbench"  # the offline Inspect provider that serves a scripted agent as a model
+REFERENCE_HARNESS = "inspect"  # the shared harness every other harness of a model is compared with
 
 
 class ReportError(ValueError):
@@ -36,6 +38,10 @@ class Run:
     @property
     def config(self) -> str:
         return config_label(self.meta, self.records, self.path.name)
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        return config_identity(self.meta, self.records, self.path.name)
 
     @property
     def planned(self) -> int | None:
@@ -106,11 +112,29 @@ def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallbac
     return f"{agent} · {harness}{unsandboxed}"
 
 
+def config_identity(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallback: str = "run") -> tuple[str, str]:
+    """(model, harness) of a configuration: what harness pairs are formed within. The model is the
+    pinned model, else the agent's name (a --label); a scripted agent is the model it is served
+    as (`reference` in-process is `safeactbench/reference` on a model harness), so a scripted agent
+    pairs with itself run through Inspect, the lean loop or a CLI."""
+    pinned: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
+    first = records[0] if records else None
+    harness = current_harness(pinned.get("harness")) or (first.harness if first else None) or "scripted"
+    model = pinned.get("model") or (first.model if first else None)
+    agent = pinned.get("agent") or (first.agent if first else None) or fallback
+    if harness == "scripted":
+        return f"{SCRIPTED_PROVIDER}/{agent}", harness
+    return str(model or agent), str(harness)
+
+
 @dataclass
 class Configuration:
-    """All runs of one configuration; each (run, repetition) is one replicate."""
+    """All runs of one configuration (one agent or model on one harness); each (run, repetition)
+    is one replicate."""
 
     label: str
+    model: str = ""
+    harness: str = ""
     runs: list[Run] = field(default_factory=list)
 
     @property
@@ -146,8 +170,34 @@ def group_configurations(runs: Sequence[Run]) -> list[Configuration]:
     """Configurations in the order their first run was given."""
     configs: dict[str, Configuration] = {}
     for run in runs:
-        configs.setdefault(run.config, Configuration(run.config)).runs.append(run)
+        model, harness = run.identity
+        configs.setdefault(run.config, Configuration(run.config, model, harness)).runs.append(run)
     return list(configs.values())
+
+
+PAIR_MODES = ("harness", "all")
+
+
+def configuration_pairs(
+    configs: Sequence[Configuration], mode: str = "harness"
+) -> list[tuple[Configuration, Configuration]]:
+    """The (A, B) pairs a report compares, A first in the difference A - B.
+
+    `harness` (the study's T-harness): within one model across harnesses, each harness against the
+    model's Inspect configuration (else its first-given one); models grouped in the order first
+    given. `all`: every pair of configurations, across models too, in the order given."""
+    if mode == "all":
+        return [(a, b) for i, a in enumerate(configs) for b in configs[i + 1 :]]
+    if mode != "harness":
+        raise ReportError(f"pairs: unknown mode {mode!r}; choose from {list(PAIR_MODES)}")
+    by_model: dict[str, list[Configuration]] = {}
+    for config in configs:
+        by_model.setdefault(config.model, []).append(config)
+    pairs = []
+    for group in by_model.values():
+        reference = next((c for c in group if c.harness == REFERENCE_HARNESS), group[0])
+        pairs += [(other, reference) for other in group if other is not reference]
+    return pairs
 
 
 def load_runs(paths: Sequence[Path]) -> list[Run]:

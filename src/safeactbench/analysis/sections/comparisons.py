@@ -1,5 +1,5 @@
 """Comparisons with paired bootstrap intervals: static accuracy vs interactive ECS on the same cases,
-and every pair of configurations on their common cases."""
+and pairs of configurations (each model's harnesses, or every pair) on their common cases."""
 
 from __future__ import annotations
 
@@ -84,17 +84,28 @@ def static_gap_section(ctx: Context) -> Section:
 
 
 def paired_section(ctx: Context) -> Section:
+    by_harness = ctx.pair_mode == "harness"
+    which = (
+        "each model's harnesses against its Inspect configuration (the study's harness comparison; "
+        "`report --pairs all` compares every pair)"
+        if by_harness
+        else "every pair of configurations"
+    )
     section = Section(
         "paired",
         "Paired comparisons",
-        intro="Δ ECS = ECS(A) - ECS(B) in points on the interactive cases (V0-V3) both configurations ran "
+        intro=f"Δ ECS = ECS(A) - ECS(B) in points, {which}, on the interactive cases (V0-V3) both ran "
         "(original condition; Legacy is a static judgement, compared in its own section), with a 95% "
         f"case-paired bootstrap interval ({ctx.resamples:,} resamples, seed {ctx.seed}). Bold: the interval "
         "excludes 0.",
     )
-    pairs = [(a, b) for i, a in enumerate(ctx.labels) for b in ctx.labels[i + 1 :]]
-    if not pairs:
-        section.notes.append("A paired comparison needs at least two configurations.")
+    if not ctx.pairs:
+        section.notes.append(
+            "No model was run under two harnesses: run one model through two harnesses (e.g. its family CLI "
+            "and --harness inspect), or compare every pair with `report --pairs all`."
+            if by_harness and len(ctx.configs) > 1
+            else "A paired comparison needs at least two configurations."
+        )
         ctx.data["paired"] = []
         return section
     # the study pairs the interactive cases (STUDY T-harness): Legacy has no trajectory to compare
@@ -102,11 +113,12 @@ def paired_section(ctx: Context) -> Section:
         label: {k: v for k, v in ctx.case_scores[label].items() if ctx.protocol_of.get(k) != "Legacy"}
         for label in ctx.labels
     }
-    deltas = ctx.boot.paired_deltas([(scores[a], scores[b]) for a, b in pairs])
+    deltas = ctx.boot.paired_deltas([(scores[a.label], scores[b.label]) for a, b in ctx.pairs])
     rows = []
     data = []
     forest_rows = []
-    for (a, b), delta in zip(pairs, deltas, strict=True):
+    for (config_a, config_b), delta in zip(ctx.pairs, deltas, strict=True):
+        a, b = config_a.label, config_b.label
         common = set(scores[a]) & set(scores[b])
         ecs_a = np.mean([scores[a][k] for k in common]) if common else None
         ecs_b = np.mean([scores[b][k] for k in common]) if common else None
@@ -115,10 +127,12 @@ def paired_section(ctx: Context) -> Section:
         d = delta.scaled(100.0)
         excludes_zero = d.low is not None and d.high is not None and (d.low > 0 or d.high < 0)
         mark = "best" if excludes_zero else None
+        names = (
+            [Cell(config_a.model), Cell(config_a.harness), Cell(config_b.harness)] if by_harness else [Cell(a), Cell(b)]
+        )
         rows.append(
             [
-                Cell(a),
-                Cell(b),
+                *names,
                 Cell(str(len(common))),
                 Cell(pct(None if ecs_a is None else float(ecs_a))),
                 Cell(pct(None if ecs_b is None else float(ecs_b))),
@@ -132,21 +146,23 @@ def paired_section(ctx: Context) -> Section:
             {
                 "a": a,
                 "b": b,
+                "model": config_a.model if by_harness else None,
                 "common_cases": len(common),
                 "delta_points": iv_json(d),
                 "ci_excludes_zero": excludes_zero,
                 "investigation_completion": {"a": rate_json(ic_a), "b": rate_json(ic_b)},
             }
         )
-        forest_rows.append((f"{a} − {b}", d.estimate, d.low, d.high))
+        name = f"{config_a.model}: {config_a.harness} − {config_b.harness}" if by_harness else f"{a} − {b}"
+        forest_rows.append((name, d.estimate, d.low, d.high))
     ctx.data["paired"] = data
+    heads = ["Model", "Harness A", "Harness B"] if by_harness else ["A", "B"]
     section.tables.append(
         Table(
             "paired-table",
             "Paired comparisons on common interactive cases",
             [
-                "A",
-                "B",
+                *heads,
                 "Common cases",
                 "ECS A (%)",
                 "ECS B (%)",
@@ -156,7 +172,7 @@ def paired_section(ctx: Context) -> Section:
                 "Inv. completion B (%)",
             ],
             rows,
-            text_columns=(0, 1),
+            text_columns=tuple(range(len(heads))),
         )
     )
     if any(row[1] is not None for row in forest_rows):

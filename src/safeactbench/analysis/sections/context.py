@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..metrics import ORIGINAL, case_scores, domain_order
-from ..runs import Run, group_configurations
+from ..runs import Run, configuration_pairs, group_configurations
 from ..stats import Bootstrap
 
 
@@ -23,10 +23,13 @@ class Context:
         seed: int,
         level: float,
         cases: Mapping[str, Any] | None,
+        pairs: str = "harness",
     ) -> None:
         self.runs = list(runs)
         self.configs = group_configurations(self.runs)
         self.labels = [c.label for c in self.configs]
+        self.pair_mode = pairs
+        self.pairs = configuration_pairs(self.configs, pairs)
         self.episode_specs = list(episodes) if episodes else None
         self.resamples, self.seed, self.level = resamples, seed, level
         self.cases = cases
@@ -39,5 +42,5 @@ class Context:
         self.domains = domain_order(self.domain_of.values())
         self.data: dict[str, Any] = {
             "configurations": self.labels,
-            "settings": {"resamples": resamples, "seed": seed, "level": level, "unit": "case"},
+            "settings": {"resamples": resamples, "seed": seed, "level": level, "unit": "case", "pairs": pairs},
         }
