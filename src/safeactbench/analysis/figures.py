@@ -1,13 +1,16 @@
 """The report's figures, drawn with matplotlib's Agg canvas (no pyplot, no display, no global state).
 
-Each function takes plain numbers and returns PNG bytes.
+Each figure function takes plain numbers and returns PNG bytes; `function.draw(...)` returns the
+matplotlib Figure instead (what the tests inspect). A configuration keeps one colour in every
+figure (`colours`, from `configuration_colours`), and labels are wrapped, never cut.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
-from typing import Any
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, ParamSpec
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -45,8 +48,50 @@ MODE_COLOURS = {
 }
 
 
+P = ParamSpec("P")
+
+
 def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
+
+
+def configuration_colours(labels: Sequence[str]) -> dict[str, str]:
+    """One colour per configuration, in the order given, for every figure of a report (ten
+    distinct colours; past ten they repeat)."""
+    return {label: colour(i) for i, label in enumerate(labels)}
+
+
+def _colour_of(name: str, colours: Mapping[str, str] | None, order: Sequence[str]) -> str:
+    if colours is not None and name in colours:
+        return colours[name]
+    return colour(list(order).index(name))
+
+
+def wrap(label: str, width: int = 28) -> str:
+    """The whole label on lines of at most `width` characters (long names broken, nothing cut)."""
+    return "\n".join(textwrap.wrap(label, width, break_long_words=True, break_on_hyphens=False)) or label
+
+
+class rendered(Generic[P]):  # lower case: used as a decorator
+    """A figure function: calling it returns PNG bytes, `.draw` the matplotlib Figure."""
+
+    def __init__(self, draw: Callable[P, Figure]) -> None:
+        self.draw = draw
+        self.__doc__ = draw.__doc__
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> bytes:
+        return png(self.draw(*args, **kwargs))
+
+
+def _legend_below(fig: Figure, axes: Sequence[Any], ncols: int = 3) -> None:
+    """One legend for the whole figure, under it: every series once, labels wrapped."""
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center", fontsize=7,
+                   ncols=max(1, min(ncols, len(handles))), frameon=False)  # fmt: skip
 
 
 def _new(width: float, height: float, ncols: int = 1, sharey: bool = False) -> tuple[Figure, list[Any]]:
@@ -62,16 +107,23 @@ def png(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def _short(label: str, width: int = 22) -> str:
-    return label if len(label) <= width else label[: width - 1] + "…"
+def _names(panels: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    names: list[str] = []
+    for series in panels.values():
+        for name in series:
+            if name not in names:
+                names.append(name)
+    return names
 
 
+@rendered
 def grouped_bars(
     groups: Sequence[str],
     series: Mapping[str, Sequence[tuple[float | None, float | None, float | None]]],
     title: str,
     ylabel: str = "ECS (%)",
-) -> bytes:
+    colours: Mapping[str, str] | None = None,
+) -> Figure:
     """Bars per group, one per series, values in % with (estimate, low, high) error bars."""
     fig, (ax,) = _new(max(6.0, 0.9 * len(groups) * max(1, len(series)) ** 0.5 + 2), 3.6)
     k = max(1, len(series))
@@ -81,67 +133,65 @@ def grouped_bars(
         est = [0.0 if v[0] is None else v[0] for v in values]
         lo = [0.0 if v[0] is None or v[1] is None else max(0.0, v[0] - v[1]) for v in values]
         hi = [0.0 if v[0] is None or v[2] is None else max(0.0, v[2] - v[0]) for v in values]
-        ax.bar(xs, est, width=width, color=colour(s), label=_short(name), yerr=[lo, hi], capsize=2, linewidth=0)
+        tint = _colour_of(name, colours, list(series))
+        ax.bar(xs, est, width=width, color=tint, label=wrap(name), yerr=[lo, hi], capsize=2, linewidth=0)
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylim(0, 105)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, ncols=min(k, 4), loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
-    return png(fig)
+    _legend_below(fig, [ax])
+    return fig
 
 
+@rendered
 def failure_modes(
     configs: Sequence[str], shares: Mapping[str, Mapping[str, Mapping[str, float]]], protocols: Sequence[str]
-) -> bytes:
-    """One panel per protocol; a stacked bar per configuration: success + failure-mode shares (%)."""
+) -> Figure:
+    """One panel per protocol; a horizontal stacked bar per configuration (top to bottom, full labels
+    on the left): success + failure-mode shares (%)."""
     n = max(1, len(protocols))
-    fig, axes = _new(max(7.0, 2.4 * n), 3.2 + 0.12 * len(configs), ncols=n, sharey=True)
+    fig, axes = _new(max(7.0, 2.2 * n + 2.0), 1.6 + 0.42 * len(configs), ncols=n, sharey=True)
+    ys = list(range(len(configs)))[::-1]
     for ax, protocol in zip(axes, protocols, strict=False):
         labels: list[str] = []
         for c in configs:
             for label in shares.get(c, {}).get(protocol, {}):
                 if label not in labels:
                     labels.append(label)
-        bottoms = [0.0] * len(configs)
+        lefts = [0.0] * len(configs)
         for label in labels:
-            heights = [100 * shares.get(c, {}).get(protocol, {}).get(label, 0.0) for c in configs]
-            ax.bar(
-                range(len(configs)),
-                heights,
-                bottom=bottoms,
-                color=MODE_COLOURS.get(label, "#bbbbbb"),
-                label=label.replace("_", " "),
-                width=0.7,
-                edgecolor="white",
-                linewidth=0.5,
-            )
-            bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
+            widths = [100 * shares.get(c, {}).get(protocol, {}).get(label, 0.0) for c in configs]
+            ax.barh(ys, widths, left=lefts, color=MODE_COLOURS.get(label, "#bbbbbb"), label=label.replace("_", " "),
+                    height=0.7, edgecolor="white", linewidth=0.5)  # fmt: skip
+            lefts = [b + w for b, w in zip(lefts, widths, strict=True)]
         ax.set_title(protocol)
-        ax.set_xticks(range(len(configs)), [_short(c, 14) for c in configs], rotation=45, ha="right", fontsize=8)
-        ax.set_ylim(0, 100)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35), frameon=False)
-    axes[0].set_ylabel("share of cases (%)")
-    return png(fig)
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("share of cases (%)", fontsize=8)
+    axes[0].set_yticks(ys, [wrap(c, 30) for c in configs], fontsize=8)
+    _legend_below(fig, axes, ncols=4)
+    return fig
 
 
+@rendered
 def cdf_panels(
-    panels: Mapping[str, Mapping[str, Sequence[float]]], xlabel: str, title: str, xlim: tuple[float, float] | None
-) -> bytes:
+    panels: Mapping[str, Mapping[str, Sequence[float]]],
+    xlabel: str,
+    title: str,
+    xlim: tuple[float, float] | None,
+    colours: Mapping[str, str] | None = None,
+) -> Figure:
     """One panel per key of `panels`; in each, one empirical CDF per configuration."""
     n = max(1, len(panels))
     fig, axes = _new(max(5.0, 3.0 * n), 3.3, ncols=n, sharey=True)
-    names: list[str] = []
-    for series in panels.values():
-        for name in series:
-            if name not in names:
-                names.append(name)
+    names = _names(panels)
     for ax, (panel, series) in zip(axes, panels.items(), strict=False):
         for name, values in series.items():
             if not values:
                 continue
             xs, ys = ecdf(values)
-            ax.step([xs[0], *xs], [0.0, *ys], where="post", color=colour(names.index(name)), label=_short(name))
+            tint = _colour_of(name, colours, names)
+            ax.step([xs[0], *xs], [0.0, *ys], where="post", color=tint, label=wrap(name))
         ax.set_title(panel)
         ax.set_xlabel(xlabel)
         if xlim:
@@ -150,14 +200,17 @@ def cdf_panels(
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("cumulative share")
-    axes[0].legend(fontsize=7)
+    _legend_below(fig, axes)
     fig.suptitle(title)
-    return png(fig)
+    return fig
 
 
-def forest(rows: Sequence[tuple[str, float | None, float | None, float | None]], title: str, xlabel: str) -> bytes:
+@rendered
+def forest(rows: Sequence[tuple[str, float | None, float | None, float | None]], title: str, xlabel: str) -> Figure:
     """Point estimates with interval bars, one row each (top to bottom), a line at zero."""
-    fig, (ax,) = _new(7.0, 0.9 + 0.32 * max(1, len(rows)))
+    labels = [wrap(r[0], 44) for r in rows]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    fig, (ax,) = _new(7.0, 0.9 + 0.2 * max(1, lines) + 0.12 * len(rows))
     for i, (_label, est, lo, hi) in enumerate(rows):
         y = len(rows) - 1 - i
         if est is None:
@@ -166,32 +219,35 @@ def forest(rows: Sequence[tuple[str, float | None, float | None, float | None]],
             ax.plot([lo, hi], [y, y], color="#4c72b0", linewidth=2)
         ax.plot([est], [y], "o", color="#1f3b63")
     ax.axvline(0.0, color="#999999", linewidth=1, linestyle="--")
-    ax.set_yticks(range(len(rows)), [r[0] for r in reversed(rows)], fontsize=8)
+    ax.set_yticks(range(len(rows)), labels[::-1], fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
-    return png(fig)
+    return fig
 
 
-def curves(panels: Mapping[str, Mapping[str, Sequence[float]]], xlabel: str, ylabel: str, title: str) -> bytes:
+@rendered
+def curves(
+    panels: Mapping[str, Mapping[str, Sequence[float]]],
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    colours: Mapping[str, str] | None = None,
+) -> Figure:
     """One panel per key; in each, one line per series over x = 0, 1, 2, ..."""
     n = max(1, len(panels))
     fig, axes = _new(max(5.0, 3.2 * n), 3.3, ncols=n, sharey=True)
-    names: list[str] = []
-    for series in panels.values():
-        for name in series:
-            if name not in names:
-                names.append(name)
+    names = _names(panels)
     for ax, (panel, series) in zip(axes, panels.items(), strict=False):
         for name, ys in series.items():
             if ys:
-                ax.step(range(len(ys)), ys, where="post", color=colour(names.index(name)), label=_short(name))
-        ax.set_title(_short(panel, 30))
+                ax.step(range(len(ys)), ys, where="post", color=_colour_of(name, colours, names), label=wrap(name))
+        ax.set_title(wrap(panel, 30), fontsize=9)
         ax.set_xlabel(xlabel)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(ylabel)
-    axes[0].legend(fontsize=7)
+    _legend_below(fig, axes)
     fig.suptitle(title)
-    return png(fig)
+    return fig

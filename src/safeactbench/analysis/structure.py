@@ -15,6 +15,7 @@ from typing import Any
 class Cell:
     text: str
     mark: str | None = None  # 'best' | 'second'
+    colour: str | None = None  # a configuration's figure colour, shown as a swatch (HTML)
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..figures import configuration_colours
 from ..metrics import ORIGINAL, case_scores, domain_order
 from ..runs import Run, configuration_pairs, group_configurations
 from ..stats import Bootstrap
@@ -30,6 +31,7 @@ class Context:
         self.labels = [c.label for c in self.configs]
         self.pair_mode = pairs
         self.pairs = configuration_pairs(self.configs, pairs)
+        self.colours = configuration_colours(self.labels)  # one colour per configuration in every figure
         self.episode_specs = list(episodes) if episodes else None
         self.resamples, self.seed, self.level = resamples, seed, level
         self.cases = cases
@@ -42,5 +44,6 @@ class Context:
         self.domains = domain_order(self.domain_of.values())
         self.data: dict[str, Any] = {
             "configurations": self.labels,
+            "colours": self.colours,
             "settings": {"resamples": resamples, "seed": seed, "level": level, "unit": "case", "pairs": pairs},
         }

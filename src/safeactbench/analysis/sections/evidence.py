@@ -70,7 +70,7 @@ def evidence_section(ctx: Context) -> Section:
                 "Required-read coverage at the decision points",
                 "Empirical CDF of the share of required reads established at the V0 stop, the V1 first attempt "
                 "and each V2/V3 action gate. Lower curves = more coverage.",
-                fig.cdf_panels(panels, "coverage", "Coverage at the decision points", (0.0, 1.0)),
+                fig.cdf_panels(panels, "coverage", "Coverage at the decision points", (0.0, 1.0), ctx.colours),
             )
         )
     all_costs = {x: query_costs(ctx.original[x]) for x in ctx.labels}
@@ -81,7 +81,9 @@ def evidence_section(ctx: Context) -> Section:
                 "Normalised query cost",
                 "Empirical CDF over V0-V3 episodes of information calls / required reads "
                 "(1 = exactly as many reads as required).",
-                fig.cdf_panels({"V0-V3": all_costs}, "information calls / required reads", "Query cost", None),
+                fig.cdf_panels(
+                    {"V0-V3": all_costs}, "information calls / required reads", "Query cost", None, ctx.colours
+                ),
             )
         )
     return Section("evidence", "Evidence before action", tables=[table], figures=figures)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...interventions import CONDITIONS
 from .. import figures as fig
 from ..formatting import DASH, ci_text, iv_json, pct, points, rate_json, rate_text
 from ..metrics import (
@@ -138,13 +139,15 @@ def interventions_section(ctx: Context) -> Section | None:
             "interventions_action",
             "Action probability per condition",
             "Share of completed episodes with a consequential attempt, with 95% case-bootstrap intervals.",
-            fig.grouped_bars(wanted, bars, "Action probability", "episodes with an action (%)"),
+            fig.grouped_bars(wanted, bars, "Action probability", "episodes with an action (%)", ctx.colours),
         ),
         Figure(
             "first_action_timing",
             "First-action timing",
             "Cumulative share of episodes whose first consequential attempt came by step k.",
-            fig.curves(timing, "step k", "share acted by step k", "First-action timing"),
+            fig.curves(
+                timing, "step k", "share acted by step k", "First-action timing", fig.configuration_colours(CONDITIONS)
+            ),
         ),
     ]
     return Section(

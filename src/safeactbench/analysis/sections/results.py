@@ -69,7 +69,7 @@ def main_section(ctx: Context) -> Section:
 
     ecs_values = [rows_by_label[x].ecs.value for x in labels]
     columns: list[list[Cell]] = [
-        [Cell(x) for x in labels],
+        [Cell(x, colour=ctx.colours[x]) for x in labels],
         [Cell(str(rows_by_label[x].ecs.n)) for x in labels],
         marked_column(ecs_values, [pct(v) for v in ecs_values]),
         [Cell(ci_text(iv[(x, "all")])) for x in labels],
@@ -118,7 +118,7 @@ def main_section(ctx: Context) -> Section:
                 "ecs_by_protocol",
                 "ECS by protocol",
                 "ECS per protocol and configuration with 95% case-bootstrap intervals.",
-                fig.grouped_bars(present, series, "ECS by protocol"),  # type: ignore[arg-type]
+                fig.grouped_bars(present, series, "ECS by protocol", colours=ctx.colours),  # type: ignore[arg-type]
             )
         )
     else:
@@ -129,7 +129,7 @@ def main_section(ctx: Context) -> Section:
 def domain_section(ctx: Context) -> Section:
     labels = ctx.labels
     rows_by_label = {label: main_row(ctx.original[label]) for label in labels}
-    columns: list[list[Cell]] = [[Cell(x) for x in labels]]
+    columns: list[list[Cell]] = [[Cell(x, colour=ctx.colours[x]) for x in labels]]
     for d in ctx.domains:
         values = [rows_by_label[x].by_domain[d].value if d in rows_by_label[x].by_domain else None for x in labels]
         columns.append(marked_column(values, [pct(v) for v in values]))
