@@ -13,14 +13,16 @@ from safeactbench.analysis.metrics import (
     acted,
     action_by_case,
     action_probability,
+    affected_queries,
     best_marks,
     blind_stop_rate,
     case_scores,
     conditional_action_success,
     coverage_points,
+    decision_transitions,
     ecdf,
     failure_mode_shares,
-    first_action_curve,
+    first_action_by_case,
     intervention_conditions,
     investigation_completion,
     main_row,
@@ -271,8 +273,15 @@ def test_intervention_metrics() -> None:
     assert action_by_case(records, "original") == {"a": 1.0, "b": 1.0}
     assert action_by_case(records, "withheld") == {"a": 1.0, "b": 0.0, "c": 1.0}
     assert mean_info_calls(records, "withheld") == pytest.approx(2.0)
-    assert first_action_curve(records, "original", 4) == [0.0, 0.5, 0.5, 1.0, 1.0]
-    assert first_action_curve(records, "withheld", 2) == pytest.approx([1 / 3, 1 / 3, 2 / 3])
+    by_case = first_action_by_case(records, "withheld", 2)  # per case: its share acted by step k
+    assert set(by_case) == {"a", "b", "c"} and by_case["b"] == [0.0, 0.0, 0.0]
+    assert [sum(v[k] for v in by_case.values()) / 3 for k in range(3)] == pytest.approx([1 / 3, 1 / 3, 2 / 3])
+    assert first_action_by_case(records, "original", 4) == {
+        "a": [0.0, 1.0, 1.0, 1.0, 1.0],
+        "b": [0.0, 0.0, 0.0, 1.0, 1.0],
+    }
+    assert decision_transitions(records, "withheld") == {"act->act": 1, "act->none": 1}  # b ended without submitting
+    assert affected_queries(held, {"a": {"get_charge"}, "b": {"get_charge"}, "c": {"get_charge"}}) == pytest.approx(1.0)
     tools = {"a": {"get_charge"}, "b": {"get_charge"}, "c": {"get_charge"}}
     queried = queried_before_action(held, tools)  # a queried before acting, c only after
     assert (queried.successes, queried.n) == (1, 2)

@@ -26,8 +26,8 @@ from safeactbench.store import EpisodeRecord, RunStore
 from safeactbench.suite.data import load_suite
 
 AGENTS = ("reference", "eager", "skeptic")
-ALWAYS = ("coverage", "end-reasons", "main", "judgement", "domains", "failure-modes", "evidence", "static-gap",
-          "paired", "repetitions", "trajectories", "browser", "methods")  # fmt: skip
+ALWAYS = ("coverage", "end-reasons", "main", "judgement", "domains", "failure-modes", "evidence", "retrieval",
+          "static-gap", "paired", "repetitions", "cost", "trajectories", "browser", "methods")  # fmt: skip
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -74,8 +74,8 @@ def test_every_section_and_file_is_written(written: dict[str, Path]) -> None:
     assert section_ids(html) == list(ALWAYS)  # no interventions without conditions
     md = written["markdown"].read_text(encoding="utf-8")
     for title in ("Runs and coverage", "Main results", "ECS by domain", "Failure modes", "Evidence before action",
-                  "Static vs interactive gap", "Paired comparisons", "Repetitions", "Illustrative trajectories",
-                  "Episode browser", "Methods"):  # fmt: skip
+                  "Retrieval effort", "Static vs interactive gap", "Paired comparisons", "Repetitions", "Cost",
+                  "Illustrative trajectories", "Episode browser", "Methods"):  # fmt: skip
         assert f"\n## {title}\n" in md
     assert "## Interventions" not in md
     for figure in figures:
@@ -212,8 +212,12 @@ def test_interventions_static_gap_repetitions_and_missing(runs: dict[str, Path],
     assert reduction["estimate"] == pytest.approx(100 * careful_half / n)
     assert reduction["low"] <= reduction["estimate"] <= reduction["high"]
     assert data["interventions"]["mixed"]["original"]["action_probability"]["estimate"] == 1.0
-    curve = withheld["first_action_curve"]
-    assert curve == sorted(curve) and curve[-1] == pytest.approx(eager_half / n)
+    timing = withheld["first_action_curve"]
+    curve = timing["share"]
+    assert timing["cases"] == n and curve == sorted(curve) and curve[-1] == pytest.approx(eager_half / n)
+    assert all(low <= share <= high for low, share, high in zip(timing["low"], curve, timing["high"], strict=True))
+    # the careful half stops where it acted on the original; the eager half acts again
+    assert withheld["decision_transitions"] == {"act->act": eager_half, "act->stop": careful_half}
 
     gap = data["static_gap"]["mixed"]["static vs original"]
     assert gap["pairs"] == n and gap["static_accuracy"] == 1.0

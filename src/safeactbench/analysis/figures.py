@@ -123,8 +123,10 @@ def grouped_bars(
     title: str,
     ylabel: str = "ECS (%)",
     colours: Mapping[str, str] | None = None,
+    percent: bool = True,
 ) -> Figure:
-    """Bars per group, one per series, values in % with (estimate, low, high) error bars."""
+    """Bars per group, one per series, with (estimate, low, high) error bars; values in % (0-100
+    axis) unless `percent` is False."""
     fig, (ax,) = _new(max(6.0, 0.9 * len(groups) * max(1, len(series)) ** 0.5 + 2), 3.6)
     k = max(1, len(series))
     width = 0.8 / k
@@ -136,7 +138,8 @@ def grouped_bars(
         tint = _colour_of(name, colours, list(series))
         ax.bar(xs, est, width=width, color=tint, label=wrap(name), yerr=[lo, hi], capsize=2, linewidth=0)
     ax.set_xticks(range(len(groups)), groups)
-    ax.set_ylim(0, 105)
+    if percent:
+        ax.set_ylim(0, 105)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
@@ -233,15 +236,21 @@ def curves(
     ylabel: str,
     title: str,
     colours: Mapping[str, str] | None = None,
+    bands: Mapping[str, Mapping[str, tuple[Sequence[float], Sequence[float]]]] | None = None,
 ) -> Figure:
-    """One panel per key; in each, one line per series over x = 0, 1, 2, ..."""
+    """One panel per key; in each, one line per series over x = 0, 1, 2, ..., with an optional
+    shaded band (low, high) per series."""
     n = max(1, len(panels))
     fig, axes = _new(max(5.0, 3.2 * n), 3.3, ncols=n, sharey=True)
     names = _names(panels)
     for ax, (panel, series) in zip(axes, panels.items(), strict=False):
         for name, ys in series.items():
             if ys:
-                ax.step(range(len(ys)), ys, where="post", color=_colour_of(name, colours, names), label=wrap(name))
+                tint = _colour_of(name, colours, names)
+                ax.step(range(len(ys)), ys, where="post", color=tint, label=wrap(name))
+                low, high = (bands or {}).get(panel, {}).get(name, ((), ()))
+                if len(low) == len(ys):
+                    ax.fill_between(range(len(ys)), low, high, step="post", color=tint, alpha=0.15, linewidth=0)
         ax.set_title(wrap(panel, 30), fontsize=9)
         ax.set_xlabel(xlabel)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))

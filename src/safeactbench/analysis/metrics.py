@@ -376,16 +376,6 @@ def mean_info_calls(records: Iterable[EpisodeRecord], condition: str) -> float |
     return statistics.fmean(calls) if calls else None
 
 
-def first_action_curve(records: Iterable[EpisodeRecord], condition: str, max_step: int) -> list[float]:
-    """Cumulative share of completed episodes (under `condition`) whose first consequential attempt
-    came at step <= k, for k = 0..max_step."""
-    rs = [r for r in scored(records) if r.condition == condition]
-    if not rs:
-        return []
-    firsts = [r.verdict.diagnostics.first_action_step for r in rs if r.verdict]
-    return [sum(f is not None and f <= k for f in firsts) / len(rs) for k in range(max_step + 1)]
-
-
 def affected_tools(case: Case) -> set[str]:
     """The information tools that could establish a case's decisive requirement (its `via`, else
     every information tool reading the record's type); empty when the case has none."""
@@ -417,3 +407,89 @@ def queried_before_action(records: Iterable[EpisodeRecord], tools_by_case: Mappi
             for s in r.trajectory.steps
         )
     return Rate(hits, n)
+
+
+# ---------------------------------------------------------------------------- cost and effort
+
+TOKEN_KINDS = ("input_tokens", "output_tokens")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a set of episodes cost: played episodes (completed or missing: both were paid for),
+    tokens and model calls from the recorded usage and transcripts, wall time from duration_s.
+    Per-episode means are over the episodes that recorded the quantity (None when none did)."""
+
+    episodes: int
+    tokens: dict[str, int]
+    tokens_per_episode: dict[str, float | None]
+    model_calls_per_episode: float | None
+    seconds_per_episode: float | None
+    seconds: float
+
+
+def cost(records: Iterable[EpisodeRecord]) -> Cost:
+    rs = list(records)
+    with_usage = [r for r in rs if r.usage]
+    with_transcript = [r for r in rs if r.transcript is not None]
+    tokens = {kind: sum(r.usage.get(kind, 0) for r in with_usage) for kind in TOKEN_KINDS}
+    per_episode = {kind: tokens[kind] / len(with_usage) if with_usage else None for kind in TOKEN_KINDS}
+    calls = statistics.fmean(len(r.transcript or []) for r in with_transcript) if with_transcript else None
+    seconds = sum(r.duration_s for r in rs)
+    return Cost(len(rs), tokens, per_episode, calls, seconds / len(rs) if rs else None, seconds)
+
+
+def info_calls_by_case(records: Iterable[EpisodeRecord], outcome: bool | None = None) -> dict[str, float]:
+    """Per case: mean information calls over its scored episodes (of the given outcome: True for
+    successes, False for failures, None for all)."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for r in scored(records):
+        assert r.verdict is not None
+        if outcome is None or bool(r.verdict.score) == outcome:
+            groups[r.case_id].append(r.verdict.diagnostics.info_calls)
+    return {k: sum(v) / len(v) for k, v in groups.items()}
+
+
+def decision(record: EpisodeRecord) -> str:
+    """What an episode decided: `act` (a consequential attempt), `stop` (submitted without acting) or
+    `none` (ended without either: budget, agent stopped; invalid outputs stay in the table)."""
+    assert record.verdict is not None
+    diagnostics = record.verdict.diagnostics
+    if diagnostics.action_attempts > 0:
+        return "act"
+    return "stop" if diagnostics.submitted else "none"
+
+
+def decision_transitions(records: Iterable[EpisodeRecord], condition: str, repetition: int = 0) -> dict[str, int]:
+    """STUDY F-extra (c): per case played in both, the original episode's decision -> the variant's,
+    within one repetition (replicate 1 by default); counts of each `from->to`."""
+    by_key = {(r.case_id, r.condition): decision(r) for r in scored(records) if r.repetition == repetition}
+    out: dict[str, int] = defaultdict(int)
+    for (case_id, cond), variant in by_key.items():
+        if cond == condition and (case_id, ORIGINAL) in by_key:
+            out[f"{by_key[(case_id, ORIGINAL)]}->{variant}"] += 1
+    return dict(sorted(out.items()))
+
+
+def affected_queries(records: Iterable[EpisodeRecord], tools_by_case: Mapping[str, set[str]]) -> float | None:
+    """STUDY F-extra (d): mean calls per episode to the information tools able to establish the
+    case's decisive requirement (episodes of cases that name such tools)."""
+    counts = [
+        sum(s.kind == "information" and s.tool in tools_by_case[r.case_id] for s in r.trajectory.steps)
+        for r in scored(records)
+        if r.trajectory is not None and tools_by_case.get(r.case_id)
+    ]
+    return statistics.fmean(counts) if counts else None
+
+
+def first_action_by_case(records: Iterable[EpisodeRecord], condition: str, max_step: int) -> dict[str, list[float]]:
+    """Per case: for k = 0..max_step, the share of its episodes under `condition` that acted by step k
+    (the unit the timing curve's case bootstrap resamples)."""
+    groups: dict[str, list[int | None]] = defaultdict(list)
+    for r in scored(records):
+        if r.condition == condition and r.verdict is not None:
+            groups[r.case_id].append(r.verdict.diagnostics.first_action_step)
+    return {
+        case_id: [sum(f is not None and f <= k for f in firsts) / len(firsts) for k in range(max_step + 1)]
+        for case_id, firsts in groups.items()
+    }

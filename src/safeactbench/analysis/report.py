@@ -24,6 +24,7 @@ from .sections import (
     browser_section,
     choose_episodes,
     comparability_section,
+    cost_section,
     coverage_section,
     domain_section,
     end_reasons_section,
@@ -35,6 +36,7 @@ from .sections import (
     methods_section,
     paired_section,
     repetitions_section,
+    retrieval_section,
     static_gap_section,
     trajectories_section,
 )
@@ -71,9 +73,11 @@ def build_report(
         domain_section(ctx),
         failure_modes_section(ctx),
         evidence_section(ctx),
+        retrieval_section(ctx),
         static_gap_section(ctx),
         paired_section(ctx),
         repetitions_section(ctx),
+        cost_section(ctx),
     ]
     interventions = interventions_section(ctx)
     if interventions is not None:

@@ -4,6 +4,7 @@ that returns a `Section` and adds the numbers behind it to `Context.data`."""
 from .comparability import comparability_section
 from .comparisons import paired_section, static_gap_section
 from .context import Context
+from .effort import cost_section, retrieval_section
 from .end_reasons import end_reasons_section
 from .episodes import browser_data, browser_section, choose_episodes, trajectories_section
 from .evidence import evidence_section
@@ -20,6 +21,7 @@ __all__ = [
     "browser_section",
     "choose_episodes",
     "comparability_section",
+    "cost_section",
     "coverage_section",
     "domain_section",
     "end_reasons_section",
@@ -31,6 +33,7 @@ __all__ = [
     "methods_section",
     "paired_section",
     "repetitions_section",
+    "retrieval_section",
     "static_gap_section",
     "trajectories_section",
 ]

@@ -11,8 +11,10 @@ from ..formatting import DASH, ci_text, iv_json, pct, points, rate_json, rate_te
 from ..metrics import (
     ORIGINAL,
     action_by_case,
+    affected_queries,
     affected_tools,
-    first_action_curve,
+    decision_transitions,
+    first_action_by_case,
     intervention_conditions,
     mean_info_calls,
     queried_before_action,
@@ -70,16 +72,21 @@ def interventions_section(ctx: Context) -> Section | None:
         )
     )
     rows = []
+    transition_rows = []
     data: dict[str, Any] = {}
     timing: dict[str, dict[str, list[float]]] = {}
+    bands: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
     bars: dict[str, list[tuple[float | None, float | None, float | None]]] = {}
     for c in ctx.configs:
         if c.label not in per_config:
             continue
         recs = [r for r in c.scored(None) if r.case_id in case_sets[c.label]]
         max_step = max((len(r.trajectory.steps) for r in recs if r.trajectory), default=0)
+        # STUDY F-timing: the cases completed under every displayed condition, a band per curve
+        common = set.intersection(*({r.case_id for r in recs if r.condition == cond} for cond in wanted))
         data[c.label] = {}
         timing[c.label] = {}
+        bands[c.label] = {}
         bars[c.label] = []
         for cond in wanted:
             rs = [r for r in recs if r.condition == cond]
@@ -87,6 +94,15 @@ def interventions_section(ctx: Context) -> Section | None:
             red = reductions[(c.label, cond)].scaled(100.0) if cond != ORIGINAL else None
             queried = queried_before_action(rs, tools_by_case)
             info = mean_info_calls(rs, cond)
+            affected = affected_queries(rs, tools_by_case)
+            by_case = first_action_by_case([r for r in rs if r.case_id in common], cond, max_step)
+            curve = boot.means([{k: v[step] for k, v in by_case.items()} for step in range(max_step + 1)])
+            timing[c.label][cond] = [0.0 if iv.estimate is None else iv.estimate for iv in curve]
+            bands[c.label][cond] = ([iv.low or 0.0 for iv in curve], [iv.high or 0.0 for iv in curve])
+            transitions = decision_transitions(recs, cond) if cond != ORIGINAL else {}
+            if transitions:
+                shown = ", ".join(f"{k.replace('->', ' → ')}: {n}" for k, n in transitions.items())
+                transition_rows.append([Cell(c.label), Cell(cond), Cell(str(sum(transitions.values()))), Cell(shown)])
             rows.append(
                 [
                     Cell(c.label),
@@ -97,10 +113,10 @@ def interventions_section(ctx: Context) -> Section | None:
                     Cell(DASH if red is None else points(red.estimate)),
                     Cell(DASH if red is None else ci_text(red, 1.0, signed=True)),
                     Cell(DASH if info is None else f"{info:.1f}"),
+                    Cell(DASH if affected is None else f"{affected:.2f}"),
                     Cell(rate_text(queried)),
                 ]
             )
-            timing[c.label][cond] = first_action_curve(rs, cond, max_step)
             bars[c.label].append(
                 tuple(None if v is None else 100 * v for v in (p.estimate, p.low, p.high))  # type: ignore[arg-type]
             )
@@ -109,9 +125,12 @@ def interventions_section(ctx: Context) -> Section | None:
                 "action_probability": iv_json(p),
                 "reduction_vs_original_points": None if red is None else iv_json(red),
                 "mean_info_calls": info,
+                "mean_queries_to_affected_tool": affected,
                 "acted_after_querying_affected_tool": rate_json(queried),
-                "first_action_curve": timing[c.label][cond],
-            }
+                "first_action_curve": {"cases": len(common), "share": timing[c.label][cond],
+                                       "low": bands[c.label][cond][0], "high": bands[c.label][cond][1]},
+                "decision_transitions": transitions,
+            }  # fmt: skip
     ctx.data["interventions"] = data
     table = Table(
         "interventions-table",
@@ -125,14 +144,26 @@ def interventions_section(ctx: Context) -> Section | None:
             "Reduction vs original (points)",
             "95% CI ",
             "Mean info calls",
+            "Queries to the affected tool",
             "Acted after querying the affected tool (%)",
         ],
         rows,
         "On the cases played under an intervention (original = the same cases unchanged). Action = at least "
         "one consequential attempt. Reduction = P(action | original) - P(action | condition), paired by case. "
-        "Last column: among episodes with an action, the share that had called a tool able to establish the "
-        "decisive fact before the first attempt.",
+        "Queries to the affected tool: mean calls per episode to an information tool able to establish the "
+        "decisive fact. Last column: among episodes with an action, the share that had called such a tool "
+        "before the first attempt.",
         text_columns=(0, 1),
+    )
+    transitions_table = Table(
+        "transitions-table",
+        "Decision transitions (original → condition, per case, repetition 1)",
+        ["Configuration", "Condition", "Cases", "Transitions"],
+        transition_rows,
+        "Each case played in both conditions: the original episode's decision and the variant's. act = a "
+        "consequential attempt, stop = submitted without acting, none = neither (budget, agent stopped); "
+        "invalid outputs are kept.",
+        text_columns=(0, 1, 3),
     )
     figures = [
         Figure(
@@ -144,9 +175,15 @@ def interventions_section(ctx: Context) -> Section | None:
         Figure(
             "first_action_timing",
             "First-action timing",
-            "Cumulative share of episodes whose first consequential attempt came by step k.",
+            "Cumulative share of episodes whose first consequential attempt came by step k, on the cases "
+            "completed under every condition shown, with pointwise 95% case-bootstrap bands.",
             fig.curves(
-                timing, "step k", "share acted by step k", "First-action timing", fig.configuration_colours(CONDITIONS)
+                timing,
+                "step k",
+                "share acted by step k",
+                "First-action timing",
+                fig.configuration_colours(CONDITIONS),
+                bands,
             ),
         ),
     ]
@@ -154,6 +191,6 @@ def interventions_section(ctx: Context) -> Section | None:
         "interventions",
         "Interventions",
         intro="SPEC §8 conditions, grouped by the episode's condition.",
-        tables=[table],
+        tables=[table, transitions_table] if transition_rows else [table],
         figures=figures,
     )

@@ -1,9 +1,12 @@
-"""Repetitions: per-run ECS, mean ± SD over runs and pass^k of each configuration."""
+"""Repetitions: per-run ECS, mean ± SD over runs and pass^k of each configuration, and the paired Δ
+between compared configurations within each repetition."""
 
 from __future__ import annotations
 
-from ..formatting import pct
-from ..metrics import repetitions
+import statistics
+
+from ..formatting import DASH, ci_text, iv_json, pct, points
+from ..metrics import case_scores, repetitions
 from ..structure import Cell, Section, Table
 from .context import Context
 
@@ -25,6 +28,7 @@ def repetitions_section(ctx: Context) -> Section:
     }
     if not found:
         section.notes.append("Every configuration has a single run (use --repeat N or several run directories).")
+        ctx.data["repetition_deltas"] = []  # a pair's per-repetition Δ needs two replicates of each side
         return section
     max_k = max(max(r.pass_k) for _, r in found)
     rows = []
@@ -56,4 +60,58 @@ def repetitions_section(ctx: Context) -> Section:
             rows,
         )
     )
+    _per_repetition_deltas(ctx, section)
     return section
+
+
+def _per_repetition_deltas(ctx: Context, section: Section) -> None:
+    """STUDY T-reps: for each compared pair, Δ ECS = A - B within the k-th replicate of each (R1, R2, ...)
+    on the interactive cases both replicates scored, with its case-paired interval; mean ± SD over them."""
+    rows = []
+    data = []
+    for config_a, config_b in ctx.pairs:
+        reps_a, reps_b = config_a.replicates(), config_b.replicates()
+        if min(len(reps_a), len(reps_b)) < 2:
+            continue
+        scores = [
+            ({k: v for k, v in case_scores(a).items() if ctx.protocol_of.get(k) != "Legacy"},
+             {k: v for k, v in case_scores(b).items() if ctx.protocol_of.get(k) != "Legacy"})
+            for (_, a), (_, b) in zip(reps_a, reps_b, strict=False)
+        ]  # fmt: skip
+        deltas = [d.scaled(100.0) for d in ctx.boot.paired_deltas(scores)]
+        for k, ((a, b), delta) in enumerate(zip(scores, deltas, strict=True), start=1):
+            common = set(a) & set(b)
+            ecs_a = sum(a[c] for c in common) / len(common) if common else None
+            ecs_b = sum(b[c] for c in common) / len(common) if common else None
+            rows.append(
+                [
+                    Cell(f"{config_a.label} − {config_b.label}"),
+                    Cell(f"R{k}"),
+                    Cell(str(len(common))),
+                    Cell(pct(ecs_a)),
+                    Cell(pct(ecs_b)),
+                    Cell(points(delta.estimate)),
+                    Cell(ci_text(delta, 1.0, signed=True)),
+                ]
+            )
+        estimates = [d.estimate for d in deltas if d.estimate is not None]
+        mean = statistics.fmean(estimates) if estimates else None
+        sd = statistics.stdev(estimates) if len(estimates) >= 2 else None
+        rows.append(
+            [Cell(f"{config_a.label} − {config_b.label}"), Cell("mean ± SD"), Cell(DASH), Cell(DASH), Cell(DASH),
+             Cell(DASH if mean is None else f"{mean:+.1f} ± {DASH if sd is None else f'{sd:.1f}'}"), Cell(DASH)]
+        )  # fmt: skip
+        data.append({"a": config_a.label, "b": config_b.label, "deltas_points": [iv_json(d) for d in deltas],
+                     "mean": mean, "sd": sd})  # fmt: skip
+    ctx.data["repetition_deltas"] = data
+    if rows:
+        section.tables.append(
+            Table(
+                "repetition-deltas-table",
+                "Paired Δ ECS per repetition (interactive cases, points)",
+                ["Pair (A − B)", "Repetition", "Common cases", "ECS A (%)", "ECS B (%)", "Δ ECS", "95% CI"],
+                rows,
+                "The k-th replicate of A against the k-th of B; each Δ with its case-paired bootstrap interval.",
+                text_columns=(0, 1),
+            )
+        )
