@@ -18,9 +18,11 @@ from safeactbench.analysis.metrics import (
     blind_stop_rate,
     case_scores,
     conditional_action_success,
-    coverage_points,
+    coverage_cdf_by_case,
+    decision_coverage,
     decision_transitions,
     ecdf,
+    effort_by_case,
     failure_mode_shares,
     first_action_by_case,
     intervention_conditions,
@@ -43,7 +45,7 @@ from safeactbench.analysis.runs import (
     load_run,
     load_runs,
 )
-from safeactbench.model import Diagnostics, OutcomeCode, Protocol, Step, Trajectory, Verdict
+from safeactbench.model import Diagnostics, Gate, OutcomeCode, Protocol, Step, Trajectory, Verdict
 from safeactbench.store import EpisodeRecord
 
 
@@ -183,15 +185,35 @@ def test_investigation_completion_over_interactive_protocols() -> None:
     assert (ic.successes, ic.n) == (2, 4)
 
 
-def test_coverage_points_and_query_costs() -> None:
+def gate(step: int | None, established: int, missing: int) -> Gate:
+    held = [f"e{i}" for i in range(established)]
+    return Gate(action="act", step=step, executed=step is not None, established=held, missing=["m"] * missing)
+
+
+def test_decision_coverage_effort_and_query_costs() -> None:
     records = [
-        rec("a", "V1", 0, coverage=[0.5], info_calls=2, required_reads=4),
-        rec("b", "V2", 0, coverage=[1.0, 0.25], info_calls=6, required_reads=3),
+        rec("a", "V1", 0, coverage=[0.5], info_calls=2, required_reads=4, evidence_complete_at_end=True),
+        # V2: the two gates reached count (1/4 and 1/1), the one never reached does not
+        rec(
+            "b",
+            "V2",
+            0,
+            info_calls=6,
+            required_reads=3,
+            evidence_complete_at_end=True,
+            gates=[gate(2, 1, 3), gate(5, 1, 0), gate(None, 0, 2)],
+        ),
+        rec("b", "V2", 0, repetition=1, info_calls=3, required_reads=3, gates=[gate(1, 1, 1), gate(None, 0, 1)]),
         rec("c", "V0", 0, coverage=[0.0], info_calls=3, required_reads=0),  # cost undefined
         rec("d", "Legacy", 1, coverage=[]),
     ]
-    assert coverage_points(records) == {"V0": [0.0], "V1": [0.5], "V2": [0.25, 1.0]}
-    assert query_costs(records) == [0.5, 2.0]
+    assert [decision_coverage(r) for r in records[:3]] == [[0.5], [0.25, 1.0], [0.5]]
+    # case-weighted: b's two episodes each weigh one half, the gates of an episode share its weight
+    cdf = coverage_cdf_by_case(records, [0.0, 0.3, 1.0])
+    assert cdf == {"a": [0.0, 0.0, 1.0], "b": [0.0, 0.25, 1.0], "c": [1.0, 1.0, 1.0]}  # Legacy has none
+    # complete investigations within a query budget: a at 0.5, b's first episode at 2.0, its second never
+    assert effort_by_case(records, [0.5, 1.0, 2.0]) == {"a": [1.0, 1.0, 1.0], "b": [0.0, 0.0, 0.5]}
+    assert query_costs(records) == [0.5, 1.0, 2.0]
     assert ecdf([0.5, 0.0, 0.5, 1.0]) == ([0.0, 0.5, 1.0], [0.25, 0.75, 1.0])
 
 

@@ -65,7 +65,7 @@ def test_every_section_and_file_is_written(written: dict[str, Path]) -> None:
         "figures/ecs_by_protocol.png",
         "figures/failure_modes.png",
         "figures/coverage_cdf.png",
-        "figures/query_cost_cdf.png",
+        "figures/effort_curves.png",
         "figures/paired_deltas.png",
     }
     for key in figures:

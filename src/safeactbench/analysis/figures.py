@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, ParamSpec
 
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -105,6 +106,16 @@ def png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.1, metadata={"Software": None})
     return buffer.getvalue()
+
+
+def _linear_then_log(x: Any) -> Any:
+    x = np.asarray(x, dtype=float)
+    return np.where(x <= 1, x, 1 + np.log2(np.maximum(x, 1)))
+
+
+def _linear_then_log_inverse(t: Any) -> Any:
+    t = np.asarray(t, dtype=float)
+    return np.where(t <= 1, t, np.exp2(np.minimum(t, 60) - 1))
 
 
 def _names(panels: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -237,23 +248,32 @@ def curves(
     title: str,
     colours: Mapping[str, str] | None = None,
     bands: Mapping[str, Mapping[str, tuple[Sequence[float], Sequence[float]]]] | None = None,
+    xs: Sequence[float] | None = None,
+    linear_then_log: bool = False,
 ) -> Figure:
-    """One panel per key; in each, one line per series over x = 0, 1, 2, ..., with an optional
-    shaded band (low, high) per series."""
+    """One panel per key; in each, one step line per series over `xs` (default 0, 1, 2, ...), with
+    an optional shaded band (low, high) per series. `linear_then_log`: the x axis is linear up to 1
+    and logarithmic beyond (STUDY F-effort)."""
     n = max(1, len(panels))
     fig, axes = _new(max(5.0, 3.2 * n), 3.3, ncols=n, sharey=True)
     names = _names(panels)
     for ax, (panel, series) in zip(axes, panels.items(), strict=False):
         for name, ys in series.items():
             if ys:
+                x = list(xs) if xs is not None else list(range(len(ys)))
                 tint = _colour_of(name, colours, names)
-                ax.step(range(len(ys)), ys, where="post", color=tint, label=wrap(name))
+                ax.step(x, ys, where="post", color=tint, label=wrap(name))
                 low, high = (bands or {}).get(panel, {}).get(name, ((), ()))
                 if len(low) == len(ys):
-                    ax.fill_between(range(len(ys)), low, high, step="post", color=tint, alpha=0.15, linewidth=0)
+                    ax.fill_between(x, low, high, step="post", color=tint, alpha=0.15, linewidth=0)
         ax.set_title(wrap(panel, 30), fontsize=9)
         ax.set_xlabel(xlabel)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if linear_then_log:
+            ax.set_xscale("function", functions=(_linear_then_log, _linear_then_log_inverse))
+            ticks = [t for t in (0, 0.5, 1, 2, 4, 8, 16) if xs is None or t <= max(xs)]
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        elif xs is None:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(ylabel)

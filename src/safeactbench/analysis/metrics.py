@@ -218,14 +218,44 @@ def investigation_completion(records: Iterable[EpisodeRecord]) -> Rate:
     return Rate(sum(bool(r.verdict and r.verdict.diagnostics.evidence_complete_at_end) for r in rs), len(rs))
 
 
-def coverage_points(records: Iterable[EpisodeRecord]) -> dict[str, list[float]]:
-    """Required-read coverage at the decision points, per protocol: V0 stop, V1 first attempt,
-    V2/V3 each action gate (one value per gate)."""
-    out: dict[str, list[float]] = {}
-    for r in _of(records, *INTERACTIVE_NAMES):
+def decision_coverage(record: EpisodeRecord) -> list[float]:
+    """An episode's required-read coverage at its decision points: the V0 stop, the V1 first attempt
+    (or the end, without one), and each V2/V3 action gate the episode reached (a gate never reached
+    has no coverage to measure)."""
+    assert record.verdict is not None
+    d = record.verdict.diagnostics
+    if record.protocol.value in ("V2", "V3"):
+        return [
+            1.0 if not (g.established or g.missing) else len(g.established) / (len(g.established) + len(g.missing))
+            for g in d.gates
+            if g.step is not None
+        ]
+    return list(d.coverage)
+
+
+def coverage_cdf_by_case(records: Iterable[EpisodeRecord], thresholds: Sequence[float]) -> dict[str, list[float]]:
+    """STUDY F-effort (B), case-weighted: per case and threshold y, the share of its decision points
+    with coverage <= y (an episode's gates share its weight; the case's episodes are averaged)."""
+    groups: dict[str, list[list[float]]] = defaultdict(list)
+    for r in scored(records):
+        points = decision_coverage(r)
+        if points:
+            groups[r.case_id].append([sum(v <= y + 1e-12 for v in points) / len(points) for y in thresholds])
+    return {k: [statistics.fmean(col) for col in zip(*rows, strict=True)] for k, rows in groups.items()}
+
+
+def effort_by_case(records: Iterable[EpisodeRecord], budgets: Sequence[float]) -> dict[str, list[float]]:
+    """STUDY F-effort (A): per case and budget x, the share of its episodes that completed the
+    investigation with a normalised query cost (information calls / required reads) <= x. Episodes of
+    cases without required reads are left out."""
+    groups: dict[str, list[list[float]]] = defaultdict(list)
+    for r in scored(records):
         assert r.verdict is not None
-        out.setdefault(r.protocol.value, []).extend(r.verdict.diagnostics.coverage)
-    return {p: sorted(out[p]) for p in INTERACTIVE_NAMES if p in out}
+        d = r.verdict.diagnostics
+        if d.required_reads > 0:
+            cost = d.info_calls / d.required_reads
+            groups[r.case_id].append([float(d.evidence_complete_at_end and cost <= x + 1e-12) for x in budgets])
+    return {k: [statistics.fmean(col) for col in zip(*rows, strict=True)] for k, rows in groups.items()}
 
 
 def query_costs(records: Iterable[EpisodeRecord]) -> list[float]:

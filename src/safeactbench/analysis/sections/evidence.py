@@ -1,16 +1,22 @@
-"""Evidence before action: PAR, CAS, BSR, investigation completion, query cost and coverage CDFs."""
+"""Evidence before action: PAR, CAS, BSR, investigation completion, median query cost; the effort
+curves and the coverage CDFs per protocol, case-weighted with case-bootstrap bands (STUDY F-effort)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
+from ...store import EpisodeRecord
 from .. import figures as fig
 from ..formatting import DASH, rate_json, rate_text
 from ..metrics import (
     INTERACTIVE_NAMES,
     blind_stop_rate,
     conditional_action_success,
-    coverage_points,
+    coverage_cdf_by_case,
+    effort_by_case,
     investigation_completion,
     premature_action_rate,
     query_costs,
@@ -56,34 +62,76 @@ def evidence_section(ctx: Context) -> Section:
         "ending in a stop whose required reads were incomplete. Investigation completion: V0-V3 episodes with "
         "all required evidence established by the end. Query cost: information calls / required reads.",
     )
-    coverage = {x: coverage_points(ctx.original[x]) for x in ctx.labels}
-    panels = {
-        p: {x: coverage[x].get(p, []) for x in ctx.labels}
-        for p in INTERACTIVE_NAMES
-        if any(coverage[x].get(p) for x in ctx.labels)
-    }
     figures = []
-    if panels:
+    effort, effort_bands, effort_data = _curves(ctx, effort_by_case, BUDGETS)
+    if effort:
+        figures.append(
+            Figure(
+                "effort_curves",
+                "Effort: complete investigations within a query budget",
+                "Per protocol, the share of cases (each case the mean of its episodes) whose episodes completed "
+                "the investigation with a normalised query cost (information calls / required reads) of at most "
+                "x; x linear up to 1, logarithmic beyond. Pointwise 95% case-bootstrap bands.",
+                fig.curves(
+                    effort,
+                    "query budget x (calls / required reads)",
+                    "share of cases",
+                    "Effort",
+                    ctx.colours,
+                    effort_bands,
+                    BUDGETS,
+                    True,
+                ),
+            )
+        )
+    coverage, coverage_bands, coverage_data = _curves(ctx, coverage_cdf_by_case, THRESHOLDS)
+    if coverage:
         figures.append(
             Figure(
                 "coverage_cdf",
                 "Required-read coverage at the decision points",
-                "Empirical CDF of the share of required reads established at the V0 stop, the V1 first attempt "
-                "and each V2/V3 action gate. Lower curves = more coverage.",
-                fig.cdf_panels(panels, "coverage", "Coverage at the decision points", (0.0, 1.0), ctx.colours),
-            )
-        )
-    all_costs = {x: query_costs(ctx.original[x]) for x in ctx.labels}
-    if any(all_costs.values()):
-        figures.append(
-            Figure(
-                "query_cost_cdf",
-                "Normalised query cost",
-                "Empirical CDF over V0-V3 episodes of information calls / required reads "
-                "(1 = exactly as many reads as required).",
-                fig.cdf_panels(
-                    {"V0-V3": all_costs}, "information calls / required reads", "Query cost", None, ctx.colours
+                "Case-weighted CDF of the share of required reads established at the V0 stop, the V1 first "
+                "attempt and each V2/V3 action gate the episode reached (a case's gates share its weight). "
+                "Lower curves = more coverage. Pointwise 95% case-bootstrap bands, a case's gates resampled "
+                "together.",
+                fig.curves(
+                    coverage,
+                    "coverage",
+                    "cumulative share of cases",
+                    "Coverage at the decision points",
+                    ctx.colours,
+                    coverage_bands,
+                    THRESHOLDS,
                 ),
             )
         )
+    ctx.data["effort"] = {"budgets": list(BUDGETS), "curves": effort_data}
+    ctx.data["coverage_cdf"] = {"thresholds": list(THRESHOLDS), "curves": coverage_data}
     return Section("evidence", "Evidence before action", tables=[table], figures=figures)
+
+
+BUDGETS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+THRESHOLDS = tuple(i / 20 for i in range(21))
+CurveData = dict[str, dict[str, dict[str, Any]]]
+
+
+def _curves(
+    ctx: Context, by_case: Callable[[list[EpisodeRecord], Sequence[float]], dict[str, list[float]]], xs: Sequence[float]
+) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, tuple[list[float], list[float]]]], CurveData]:
+    """Per protocol (V0-V3) and configuration: the mean over cases of `by_case`'s per-case curve, with
+    pointwise case-bootstrap bands (all of a case's episodes and gates resampled together)."""
+    curves: dict[str, dict[str, list[float]]] = {}
+    bands: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
+    data: CurveData = {}
+    for protocol in INTERACTIVE_NAMES:
+        for x in ctx.labels:
+            values = by_case([r for r in ctx.original[x] if r.protocol.value == protocol], xs)
+            if not values:
+                continue
+            intervals = ctx.boot.means([{k: v[i] for k, v in values.items()} for i in range(len(xs))])
+            share = [iv.estimate or 0.0 for iv in intervals]
+            low, high = [iv.low or 0.0 for iv in intervals], [iv.high or 0.0 for iv in intervals]
+            curves.setdefault(protocol, {})[x] = share
+            bands.setdefault(protocol, {})[x] = (low, high)
+            data.setdefault(protocol, {})[x] = {"cases": len(values), "share": share, "low": low, "high": high}
+    return curves, bands, data
