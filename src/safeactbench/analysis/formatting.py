@@ -29,6 +29,11 @@ def ci_text(iv: Interval, scale: float = 100.0, signed: bool = False) -> str:
     return f"[{f.format(scale * iv.low)}, {f.format(scale * iv.high)}]"
 
 
+def excludes_zero(iv: Interval) -> bool:
+    """Whether an interval of a difference lies wholly on one side of 0 (a clear difference)."""
+    return iv.low is not None and iv.high is not None and (iv.low > 0 or iv.high < 0)
+
+
 def points(value: float | None) -> str:
     return DASH if value is None else f"{value:+.1f}"
 

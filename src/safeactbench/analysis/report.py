@@ -37,6 +37,7 @@ from .sections import (
     paired_section,
     repetitions_section,
     retrieval_section,
+    sensitivity_section,
     static_gap_section,
     trajectories_section,
 )
@@ -82,6 +83,7 @@ def build_report(
     interventions = interventions_section(ctx)
     if interventions is not None:
         sections.append(interventions)
+    sections.append(sensitivity_section(ctx))
     sections += [trajectories_section(ctx, chosen), browser_section(), methods_section(ctx)]
     total = sum(len(r.records) for r in ctx.runs)
     subtitle = (

@@ -14,6 +14,7 @@ from .judgement import judgement_section
 from .methods import methods_section
 from .repetitions import repetitions_section
 from .results import coverage_section, domain_section, main_section
+from .sensitivity import sensitivity_section
 
 __all__ = [
     "Context",
@@ -34,6 +35,7 @@ __all__ = [
     "paired_section",
     "repetitions_section",
     "retrieval_section",
+    "sensitivity_section",
     "static_gap_section",
     "trajectories_section",
 ]

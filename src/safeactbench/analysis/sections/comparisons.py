@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import figures as fig
-from ..formatting import ci_text, iv_json, pct, points, rate_json, rate_text
+from ..formatting import ci_text, excludes_zero, iv_json, pct, points, rate_json, rate_text
 from ..metrics import STATIC_CONDITIONS, investigation_completion
 from ..stats import static_gap, static_pairing
 from ..structure import Cell, Figure, Section, Table
@@ -125,8 +125,8 @@ def paired_section(ctx: Context) -> Section:
         ic_a = investigation_completion([r for r in ctx.original[a] if r.case_id in common])
         ic_b = investigation_completion([r for r in ctx.original[b] if r.case_id in common])
         d = delta.scaled(100.0)
-        excludes_zero = d.low is not None and d.high is not None and (d.low > 0 or d.high < 0)
-        mark = "best" if excludes_zero else None
+        clear = excludes_zero(d)
+        mark = "best" if clear else None
         names = (
             [Cell(config_a.model), Cell(config_a.harness), Cell(config_b.harness)] if by_harness else [Cell(a), Cell(b)]
         )
@@ -149,7 +149,7 @@ def paired_section(ctx: Context) -> Section:
                 "model": config_a.model if by_harness else None,
                 "common_cases": len(common),
                 "delta_points": iv_json(d),
-                "ci_excludes_zero": excludes_zero,
+                "ci_excludes_zero": clear,
                 "investigation_completion": {"a": rate_json(ic_a), "b": rate_json(ic_b)},
             }
         )

@@ -50,7 +50,44 @@ def coverage_section(ctx: Context) -> Section:
         "as agent failures. The reason is the part of missing_reason before the first ':'.",
         text_columns=(0, 1, 4, 5),
     )
-    return Section("coverage", "Runs and coverage", tables=[table])
+    section = Section("coverage", "Runs and coverage", tables=[table])
+    conditions = sorted({r.condition for c in ctx.configs for r in c.records}, key=lambda c: (c != ORIGINAL, c))
+    if conditions != [ORIGINAL]:
+        section.tables.append(_condition_coverage(ctx, conditions))
+    return section
+
+
+def _condition_coverage(ctx: Context, conditions: list[str]) -> Table:
+    """STUDY T-coverage: per configuration and condition, completed / played episodes and the pairing
+    denominator (cases completed both in the original and in the condition)."""
+    rows = []
+    data: dict[str, dict[str, dict[str, int]]] = {}
+    for c in ctx.configs:
+        data[c.label] = {}
+        completed_cases = {
+            cond: {r.case_id for r in c.records if r.condition == cond and r.status == "completed"}
+            for cond in conditions
+        }
+        cells = []
+        for cond in conditions:
+            played = [r for r in c.records if r.condition == cond]
+            completed = sum(r.status == "completed" for r in played)
+            paired = len(completed_cases[cond] & completed_cases[ORIGINAL])
+            data[c.label][cond] = {"played": len(played), "completed": completed, "paired_cases": paired}
+            text = f"{completed} / {len(played)}" + ("" if cond == ORIGINAL else f" · {paired} paired")
+            cells.append(Cell(text if played else DASH))
+        rows.append([Cell(c.label, colour=ctx.colours[c.label]), *cells])
+    ctx.data["condition_coverage"] = data
+    return Table(
+        "condition-coverage-table",
+        "Completion per condition",
+        ["Configuration", *conditions],
+        rows,
+        "Completed / played episodes per condition (missing = runtime failures; invalid outputs count as "
+        "completed), and the cases completed both in the original and in the condition: the denominator of "
+        "every paired comparison against the original.",
+        text_columns=tuple(range(len(conditions) + 1)),
+    )
 
 
 def main_section(ctx: Context) -> Section:
