@@ -27,7 +27,8 @@ from safeactbench.suite.data import load_suite
 
 AGENTS = ("reference", "eager", "skeptic")
 ALWAYS = ("coverage", "end-reasons", "main", "judgement", "domains", "failure-modes", "evidence", "retrieval",
-          "static-gap", "paired", "repetitions", "cost", "sensitivity", "trajectories", "browser", "methods")  # fmt: skip
+          "static-gap", "paired", "repetitions", "cost", "sensitivity", "trajectories", "browser",
+          "methods")  # fmt: skip
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

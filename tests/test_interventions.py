@@ -70,6 +70,23 @@ def test_distractors_add_near_miss_copies_without_changing_the_gold() -> None:
         assert variant.expected_actions == case.expected_actions
 
 
+def test_distractors_beside_withheld_evidence_and_beside_the_package() -> None:
+    for case in V1[:30]:
+        decisive = next(r for r in case.requirements if r.decisive)
+        withheld = transform(case, "withheld+distractors")
+        assert decisive.ref not in {r.ref for r in withheld.records}
+        added = [r for r in withheld.records if r.ref in withheld.distractors]
+        original = {r.ref: r for r in case.records}
+        # a near-miss sibling of the withheld record, with its values, is findable: it must not count
+        [sibling] = [
+            r for r in added if r.type == original[decisive.ref].type and r.fields == original[decisive.ref].fields
+        ]
+        assert sibling.ref != decisive.ref
+        package = transform(case, "package+distractors")
+        assert package.records == transform(case, "withheld").records  # the decoys are pasted, not in the world
+        assert package.task.startswith(case.task) and len(package.task) > len(transform(case, "evidence_package").task)
+
+
 def test_static_renderings_carry_the_matching_decision() -> None:
     for case in V1[:20]:
         decisions = {

@@ -4,7 +4,10 @@ cases have the two stop twins (`withheld`, `contradicted`) of their first action
 Each transform returns a complete, valid case with an updated gold and a derived reference
 solution. The withheld family of conditions becomes a V0-style case (gold DEFER: the decisive
 record is absent); `contradicted` writes the decisive requirement's `block_value` (gold BLOCK);
-`distractors` adds near-miss copies of the required records (gold unchanged). The `static*`
+`distractors` adds near-miss copies of the required records (gold unchanged); `withheld+distractors`
+withholds the decisive record and leaves near-miss copies (the withheld one's too) findable by search,
+and `package+distractors` pastes near-miss copies beside the real records of the evidence package
+(both DEFER). The `static*`
 conditions are the Legacy renderings of the original, withheld and contradicted cases, for the
 static-vs-interactive gap (SPEC §6).
 """
@@ -39,11 +42,13 @@ CONDITIONS = (
     "urgency",
     "explicit_warning",
     "distractors",
+    "withheld+distractors",
+    "package+distractors",
     "static",
     "static_withheld",
     "static_contradicted",
 )
-INTERVENTIONS = CONDITIONS[:8]
+INTERVENTIONS = CONDITIONS[:10]
 # the stop twins: every acting case (V1, V2, V3) has them; the other interventions are V1's (SPEC §8)
 STOP_TWINS = ("withheld", "contradicted")
 ACTING = (Protocol.V1, Protocol.V2, Protocol.V3)
@@ -135,6 +140,10 @@ def transform(case: Case, condition: str) -> Case:
         out = _contradicted(case, req)
     elif condition == "distractors":
         out = _with_distractors(case, rng)
+    elif condition == "withheld+distractors":  # a near-miss sibling of the withheld record stays findable
+        out = _with_distractors(_withheld(case, req), rng, source=case)
+    elif condition == "package+distractors":
+        out = _paste_evidence(_withheld(case, req), req, decoys=_near_misses(case, rng))
     else:
         out = _withheld(case, req)
         if condition == "evidence_package":
@@ -212,10 +221,14 @@ def _contradicted(case: Case, req: Requirement) -> Case:
     return _stop_case(out, StopBasis.FORBIDDEN, [req.id, *_other_reads(case, req, present)])
 
 
-def _paste_evidence(case: Case, req: Requirement) -> Case:
+def _paste_evidence(case: Case, req: Requirement, decoys: list[Record] | None = None) -> Case:
+    """The records the stop rests on, pasted into the task; `decoys` (near-miss copies of other
+    entities) pasted beside them, in the same list."""
     assert case.stop is not None
     wanted = {case.requirement(r).ref for r in case.stop.required_reads}
-    pasted = [r.model_dump(mode="json") for r in case.records if r.ref in wanted]
+    pasted = [r.model_dump(mode="json") for r in [*[r for r in case.records if r.ref in wanted], *(decoys or [])]]
+    if decoys:
+        random.Random(case.id).shuffle(pasted)
     text = f"{case.task} For convenience, here are the relevant records: {json.dumps(pasted, ensure_ascii=False)}"
     return case.model_copy(update={"task": text})
 
@@ -239,9 +252,10 @@ def _sibling_id(record_id: str, n: int) -> str:
     return record_id[:i] + str((int(record_id[i]) + n + 1) % 10) + record_id[i + 1 :]
 
 
-def _with_distractors(case: Case, rng: random.Random) -> Case:
-    """Copies of each required record under near-miss ids, with identical field values."""
-    existing = {r.ref for r in case.records}
+def _near_misses(case: Case, rng: random.Random, taken: set[str] | None = None) -> list[Record]:
+    """A copy of each of `case`'s required records under a near-miss id, with identical field values
+    (ids already in `taken` or in the case are skipped)."""
+    existing = {r.ref for r in case.records} | (taken or set())
     required = {str(r.ref) for r in case.requirements if not isinstance(r.ref, DynamicRef)}
     added: list[Record] = []
     for record in case.records:
@@ -255,6 +269,13 @@ def _with_distractors(case: Case, rng: random.Random) -> Case:
                 added.append(clone)
                 break
     rng.shuffle(added)
+    return added
+
+
+def _with_distractors(case: Case, rng: random.Random, source: Case | None = None) -> Case:
+    """`case` with near-miss copies of the required records of `source` (default: the case itself)
+    in its world, findable by search."""
+    added = _near_misses(source or case, rng, taken={r.ref for r in case.records})
     return case.model_copy(
         update={
             "records": [*case.records, *added],

@@ -23,8 +23,8 @@ PLACEHOLDER = re.compile(r"(?i)\b(lorem ipsum|placeholder|todo|tbd|fixme|xxx+|sa
 
 def consistency_problems(case: Case) -> Iterator[str]:
     emails: dict[tuple[str, str], str] = {}
-    # the distractors intervention copies required records with identical values on purpose (SPEC §8)
-    clones = set(case.distractors) if case.condition == "distractors" else set()
+    # the distractor interventions copy required records with identical values on purpose (SPEC §8)
+    clones = set(case.distractors) if case.condition in ("distractors", "withheld+distractors") else set()
     for record in case.records:
         fields = record.fields
         city = fields.get("city")
