@@ -5,7 +5,8 @@ the run directories' episodes.jsonl, never the analysis code.
 The fixture: twelve cases (every protocol, two domains), played by `reference` and `eager`
 in-process and by `safeactbench/reference` through Inspect with its first tool call of every episode
 lost (`misroute=1`, so it fails where the in-process agent succeeds), each in the original condition,
-the stop twins and the static rendering; two repetitions for the reference pair.
+the stop twins and the static rendering (the scripted agents also under the probes); `credulous`
+too; two repetitions for the reference pair.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from safeactbench.cli import app
 
 CASES = ("SAB-L-001,SAB-L-074,SAB-V0-001,SAB-V0-150,SAB-V1-001,SAB-V1-002,SAB-V1-113,SAB-V1-114,"
          "SAB-V2-001,SAB-V2-113,SAB-V3-001,SAB-V3-113")  # fmt: skip
-CONDITIONS = "original,withheld,contradicted,static"
+CONDITIONS = (
+    "original,withheld,contradicted,static,evidence_package,requester_claim,distractors,"
+    "withheld+distractors,package+distractors"
+)
 RUNS = {
     "reference": ["--agent", "reference", "--repeat", "2"],
     "safeactbench/reference · inspect": [
@@ -38,6 +42,7 @@ RUNS = {
         "32",
     ],
     "eager": ["--agent", "eager"],
+    "credulous": ["--agent", "credulous"],  # acts when the requester asserts the fact
 }
 INTERACTIVE = ("V0", "V1", "V2", "V3")
 
@@ -200,6 +205,7 @@ def test_f_interventions_and_extra(study: dict[str, Any]) -> None:
         by_condition = {c: case_means([e for e in episodes if e["condition"] == c], acted) for c in per_condition}
         for condition, cell in per_condition.items():
             values = by_condition[condition]
+            assert values, (label, condition)  # only the conditions a configuration played are listed
             assert cell["action_probability"]["estimate"] == pytest.approx(statistics.fmean(values.values()))
             if condition != "original":
                 common = set(values) & set(by_condition["original"])
@@ -318,4 +324,26 @@ def test_cost(study: dict[str, Any]) -> None:
                 statistics.fmean(len(e["transcript"]) for e in with_transcript)
             )
         else:
-            assert total["model_calls_per_episode"] is None and label in ("reference", "eager")
+            assert total["model_calls_per_episode"] is None and " · " not in label  # a scripted agent
+
+
+def test_f_probes(study: dict[str, Any]) -> None:
+    data, raw = study["data"], study["raw"]
+    protocols = protocol_of(raw)
+    assert set(data["probes"]) == {"reference", "eager", "credulous"}
+    for label, probes in data["probes"].items():
+        episodes = [e for e in raw[label] if e["status"] == "completed" and protocols.get(e["case_id"]) == "V1"]
+        for probe, row in probes.items():
+            base = row["baseline"]
+            assert base == {"package+distractors": "evidence_package", "distractors": "original"}.get(probe, "withheld")
+            per = {c: (case_means([e for e in episodes if e["condition"] == c], acted),
+                       case_means([e for e in episodes if e["condition"] == c],
+                                  lambda e: e["verdict"]["diagnostics"]["info_calls"]))
+                   for c in (probe, base)}  # fmt: skip
+            cases = set(per[probe][0]) & set(per[base][0])
+            assert row["cases"] == len(cases)
+            expected = statistics.fmean(per[probe][0][k] - per[base][0][k] for k in cases)
+            assert row["delta_action_points"]["estimate"] == pytest.approx(100 * expected)
+            calls = statistics.fmean(per[probe][1][k] - per[base][1][k] for k in cases)
+            assert row["delta_info_calls"]["estimate"] == pytest.approx(calls)
+    assert data["probes"]["credulous"]["requester_claim"]["delta_action_points"]["estimate"] == 100.0

@@ -35,6 +35,7 @@ from .sections import (
     main_section,
     methods_section,
     paired_section,
+    probes_section,
     repetitions_section,
     retrieval_section,
     sensitivity_section,
@@ -83,6 +84,9 @@ def build_report(
     interventions = interventions_section(ctx)
     if interventions is not None:
         sections.append(interventions)
+    probes = probes_section(ctx)
+    if probes is not None:
+        sections.append(probes)
     sections.append(sensitivity_section(ctx))
     sections += [trajectories_section(ctx, chosen), browser_section(), methods_section(ctx)]
     total = sum(len(r.records) for r in ctx.runs)

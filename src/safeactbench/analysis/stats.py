@@ -171,6 +171,15 @@ class Bootstrap:
         return self.intervals(a - b)
 
 
+def band(intervals: Sequence[Interval]) -> tuple[list[float], list[float], list[float]]:
+    """A curve of pointwise intervals as (estimates, lows, highs), a missing value drawn at 0."""
+    return (
+        [iv.estimate or 0.0 for iv in intervals],
+        [iv.low or 0.0 for iv in intervals],
+        [iv.high or 0.0 for iv in intervals],
+    )
+
+
 def mean_interval(
     values: Mapping[str, float], resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
 ) -> Interval:

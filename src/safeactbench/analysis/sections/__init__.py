@@ -12,6 +12,7 @@ from .failure_modes import failure_modes_section
 from .interventions import interventions_section
 from .judgement import judgement_section
 from .methods import methods_section
+from .probes import probes_section
 from .repetitions import repetitions_section
 from .results import coverage_section, domain_section, main_section
 from .sensitivity import sensitivity_section
@@ -33,6 +34,7 @@ __all__ = [
     "main_section",
     "methods_section",
     "paired_section",
+    "probes_section",
     "repetitions_section",
     "retrieval_section",
     "sensitivity_section",

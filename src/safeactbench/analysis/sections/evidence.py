@@ -21,6 +21,7 @@ from ..metrics import (
     premature_action_rate,
     query_costs,
 )
+from ..stats import band
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
@@ -128,9 +129,7 @@ def _curves(
             values = by_case([r for r in ctx.original[x] if r.protocol.value == protocol], xs)
             if not values:
                 continue
-            intervals = ctx.boot.means([{k: v[i] for k, v in values.items()} for i in range(len(xs))])
-            share = [iv.estimate or 0.0 for iv in intervals]
-            low, high = [iv.low or 0.0 for iv in intervals], [iv.high or 0.0 for iv in intervals]
+            share, low, high = band(ctx.boot.means([{k: v[i] for k, v in values.items()} for i in range(len(xs))]))
             curves.setdefault(protocol, {})[x] = share
             bands.setdefault(protocol, {})[x] = (low, high)
             data.setdefault(protocol, {})[x] = {"cases": len(values), "share": share, "low": low, "high": high}

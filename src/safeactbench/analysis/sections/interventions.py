@@ -19,12 +19,13 @@ from ..metrics import (
     mean_info_calls,
     queried_before_action,
 )
-from ..stats import Bootstrap
+from ..stats import Bootstrap, band
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
 
-def _is_v1(case_id: str) -> bool:
+def is_v1(case_id: str) -> bool:
+    """Whether `case_id` is a V1 case of the suite (the cases SPEC §8 interventions analyse)."""
     from ...catalog import UnknownCase, get_case
 
     try:
@@ -50,7 +51,7 @@ def interventions_section(ctx: Context) -> Section | None:
     for c in ctx.configs:
         recs = c.scored(None)
         # SPEC §8 analyses V1 cases; V2/V3 stop twins count in paired ECS (the judgement section)
-        cases = {r.case_id for r in recs if r.condition in conditions and _is_v1(r.case_id)}
+        cases = {r.case_id for r in recs if r.condition in conditions and is_v1(r.case_id)}
         if not cases:
             continue
         case_sets[c.label] = cases
@@ -83,12 +84,16 @@ def interventions_section(ctx: Context) -> Section | None:
         recs = [r for r in c.scored(None) if r.case_id in case_sets[c.label]]
         max_step = max((len(r.trajectory.steps) for r in recs if r.trajectory), default=0)
         # STUDY F-timing: the cases completed under every displayed condition, a band per curve
-        common = set.intersection(*({r.case_id for r in recs if r.condition == cond} for cond in wanted))
+        played = [cond for cond in wanted if cond == ORIGINAL or any(r.condition == cond for r in recs)]
+        common = set.intersection(*({r.case_id for r in recs if r.condition == cond} for cond in played))
         data[c.label] = {}
         timing[c.label] = {}
         bands[c.label] = {}
         bars[c.label] = []
         for cond in wanted:
+            if cond not in played:  # a condition only other configurations played: no row, no bar
+                bars[c.label].append((None, None, None))
+                continue
             rs = [r for r in recs if r.condition == cond]
             p = probability[(c.label, cond)]
             red = reductions[(c.label, cond)].scaled(100.0) if cond != ORIGINAL else None
@@ -96,9 +101,11 @@ def interventions_section(ctx: Context) -> Section | None:
             info = mean_info_calls(rs, cond)
             affected = affected_queries(rs, tools_by_case)
             by_case = first_action_by_case([r for r in rs if r.case_id in common], cond, max_step)
-            curve = boot.means([{k: v[step] for k, v in by_case.items()} for step in range(max_step + 1)])
-            timing[c.label][cond] = [0.0 if iv.estimate is None else iv.estimate for iv in curve]
-            bands[c.label][cond] = ([iv.low or 0.0 for iv in curve], [iv.high or 0.0 for iv in curve])
+            share, low, high = band(
+                boot.means([{k: v[step] for k, v in by_case.items()} for step in range(max_step + 1)])
+            )
+            timing[c.label][cond] = share
+            bands[c.label][cond] = (low, high)
             transitions = decision_transitions(recs, cond) if cond != ORIGINAL else {}
             if transitions:
                 shown = ", ".join(f"{k.replace('->', ' → ')}: {n}" for k, n in transitions.items())
