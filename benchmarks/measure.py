@@ -253,11 +253,12 @@ def startup(repeats: int = 3) -> dict[str, Any]:
     return {"best_s": min(walls), "median_s": statistics.median(walls)}
 
 
-def end_to_end(repeats: int = 3, cases: str | None = None, timeout: float = 600.0) -> dict[str, Any]:
+def end_to_end(repeats: int = 3, cases: str | None = None, timeout: float = 600.0, heavy: int = 10) -> dict[str, Any]:
     """`safeactbench run --agent reference` on the suite (or `cases`) in a subprocess: wall s, peak RSS.
 
     As users run it (it also writes OUT/report at the end) and with `--no-report` (the run alone:
-    plan, play, evaluate, store)."""
+    plan, play, evaluate, store); and once with `--repeat heavy`, report included (`heavy`): memory
+    must not grow with the episodes a run holds."""
     out: dict[str, Any] = {}
     extra = ["--cases", cases] if cases else []
     with scratch() as tmp:
@@ -282,7 +283,11 @@ def end_to_end(repeats: int = 3, cases: str | None = None, timeout: float = 600.
                 "peak_rss_mb": max(rss),
                 "repeats": len(walls),
             }
-    return {**out["default"], "no_report": out["no_report"]}
+        run_dir = tmp / "heavy"
+        measured = _run_cli(["--agent", "reference", *extra, "--repeat", str(heavy)], run_dir, timeout=timeout)
+        out["heavy"] = {"repeat": heavy, "episodes": len(read_records(run_dir)), "wall_s": measured.wall_s,
+                        "peak_rss_mb": measured.max_rss_mb}  # fmt: skip
+    return {**out["default"], "no_report": out["no_report"], "heavy": out["heavy"]}
 
 
 # -------------------------------------------------------------------------- 4. the Inspect path

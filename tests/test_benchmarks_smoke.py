@@ -35,10 +35,11 @@ def test_evaluator_and_episode_overhead_tiny() -> None:
 
 
 def test_end_to_end_tiny() -> None:
-    e2e = m.end_to_end(1, cases="SAB-V1-001")
+    e2e = m.end_to_end(1, cases="SAB-V1-001", heavy=2)
     for run in (e2e, e2e["no_report"]):
         assert run["episodes"] == 1 and run["successes"] == 1
         assert _positive(run["wall_s"]) and _positive(run["peak_rss_mb"])
+    assert e2e["heavy"]["episodes"] == 2 and _positive(e2e["heavy"]["peak_rss_mb"])
 
 
 def test_inspect_path_tiny() -> None:

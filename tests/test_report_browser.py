@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from safeactbench.analysis.command import report
+from safeactbench.catalog import get_case
 from safeactbench.cli import app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -125,6 +126,15 @@ def test_episode_browser_filters_and_shows_findings(report_html: Path, tmp_path:
             assert f"outcome={outcome}" in findings
             assert findings.splitlines() == chosen["findings"]
             assert detail.get_attribute("data-episode-id") == chosen["id"]
+            # the task text the agent read
+            task = page.locator("[data-testid=episode-task]").inner_text()
+            assert task == get_case(case_id, chosen["condition"]).task
+
+            # filter by failure mode as well
+            mode = chosen["mode"]
+            page.select_option("[data-testid=filter-mode]", mode)
+            assert count.get_attribute("data-count") == str(sum(e["mode"] == mode for e in wanted))
+            page.select_option("[data-testid=filter-mode]", "")
 
             # a domain filter that matches nothing empties the list; 'all' brings it back
             page.fill("[data-testid=filter-case]", "NO-SUCH-CASE")

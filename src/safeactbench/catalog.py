@@ -9,7 +9,7 @@ from .interventions import CONDITIONS, InterventionError, has_condition, transfo
 from .model import Case
 from .suite.data import DATA_DIR, load_suite, read_case
 
-__all__ = ["CONDITIONS", "UnknownCase", "get_case", "get_single_case", "played"]
+__all__ = ["CONDITIONS", "UnknownCase", "get_case", "get_single_case", "played", "release_suite"]
 
 
 class UnknownCase(KeyError):
@@ -64,3 +64,10 @@ def played(cases: Iterable[Case], conditions: Iterable[str]) -> list[Case]:
             elif has_condition(case, condition):
                 out.append(get_case(case.id, condition))
     return out
+
+
+def release_suite() -> None:
+    """Forget the loaded suite and every played case (about 100 MB); the next lookup loads it again."""
+    get_case.cache_clear()
+    _by_id.cache_clear()
+    load_suite.cache_clear()

@@ -321,7 +321,9 @@ def run(
         raise fail(f"{exc.message}\n{STORED_SO_FAR}", 1) from None
     finally:
         store.release()
-    console.print(ecs_table(store.records(), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)"))
+    console.print(
+        ecs_table(store.records(light=True), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)")
+    )
     if meta.get("missing"):
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {escape(str(store.episodes_path))}")

@@ -117,10 +117,15 @@ def read_meta(path: Path) -> dict[str, Any]:
 def read_numbered(path: Path, *, torn_tail: bool = False) -> Numbered:
     """Every record of an episodes file with its line number; errors name the file, line and field.
     With `torn_tail`, an unterminated last line (a run writing right now) is left out, not an error."""
+    return parse_lines(path, read_lines(path, torn_tail=torn_tail))
+
+
+def read_lines(path: Path, *, torn_tail: bool = False) -> list[bytes]:
+    """The lines of an episodes file (see `read_numbered`)."""
     lines = read_utf8(path).splitlines(keepends=True)
     if torn_tail and lines and not lines[-1].endswith(b"\n"):
         lines = lines[:-1]
-    return parse_lines(path, lines)
+    return lines
 
 
 def read_episodes(path: Path) -> list[EpisodeRecord]:
@@ -142,16 +147,31 @@ def read_utf8(path: Path) -> bytes:
     return raw
 
 
-def parse_lines(path: Path, lines: list[bytes]) -> Numbered:
+def parse_lines(path: Path, lines: list[bytes], *, drop: tuple[str, ...] = ()) -> Numbered:
+    """The records of `lines` with their line numbers, without the fields in `drop` (see `parse_line`)."""
     records: Numbered = []
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append((number, EpisodeRecord.model_validate_json(line)))
-        except ValueError as exc:  # ValidationError included
-            raise StoreError(f"{path}:{number}: {_first_error(exc)}") from None
+        if line.strip():
+            records.append((number, parse_line(path, number, line, drop=drop)))
     return records
+
+
+SUMMARY = ("trajectory", "transcript")  # what a summary of a run (scores, reasons, usage) does without
+IDENTITY = (*SUMMARY, "verdict")  # what checking which run and episode a record belongs to does without
+
+
+def parse_line(path: Path, number: int, line: bytes, *, drop: tuple[str, ...] = ()) -> EpisodeRecord:
+    """One record, without the optional fields in `drop` (`SUMMARY`, `IDENTITY`): a large run's
+    records are read light where the rest is not needed."""
+    try:
+        if not drop:
+            return EpisodeRecord.model_validate_json(line)
+        data = json.loads(line)
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k not in drop}
+        return EpisodeRecord.model_validate(data)
+    except ValueError as exc:  # ValidationError and JSONDecodeError included
+        raise StoreError(f"{path}:{number}: {_first_error(exc)}") from None
 
 
 def _first_error(exc: Exception) -> str:

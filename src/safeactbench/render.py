@@ -14,6 +14,7 @@ from typing import Any
 from .model import Step, Trajectory, Verdict
 
 MAX_FIELDS = 6
+RENDERED = "_rendered"  # the key of a slimmed observation's rendering (`slim_observation`)
 
 
 def _value(value: Any) -> str:
@@ -29,6 +30,8 @@ def _record(record: dict[str, Any]) -> str:
 
 
 def render_observation(observation: dict[str, Any]) -> str:
+    if isinstance(observation.get(RENDERED), str):  # slimmed: rendered already
+        return str(observation[RENDERED])
     status = observation.get("status")
     if status == "ok" and "record" in observation:
         return f"ok {_record(observation['record'])}"
@@ -46,6 +49,12 @@ def render_observation(observation: dict[str, Any]) -> str:
         err = observation.get("error") or {}
         return f"error {err.get('code')}: {err.get('message', '')}"
     return str(observation.get("message") or status)
+
+
+def slim_observation(observation: dict[str, Any]) -> dict[str, Any]:
+    """An observation as a report keeps it for many episodes: its status and its rendering, nothing
+    else (render_observation(slim_observation(o)) == render_observation(o))."""
+    return {"status": observation.get("status"), RENDERED: render_observation(observation)}
 
 
 def render_step(step: Step) -> str:

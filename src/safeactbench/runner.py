@@ -153,13 +153,14 @@ def execute(
     done: set[EpisodeKey],
     on_episode: Callable[[EpisodeRecord], None] | None = None,
     workers: int = 1,
-) -> list[EpisodeRecord]:
-    """Run every job not yet done; each record is appended (by this thread) as soon as it finishes.
+) -> int:
+    """Run every job not yet done; each record is appended (by this thread) as soon as it finishes
+    and not kept (a run's memory does not grow with its episodes). Returns how many were written.
     An episode whose harness raises is stored as missing with the error as its reason and the run
     goes on; a store that cannot be written (a full disk) stops the run with a StoreError."""
     pending = [job for job in jobs if job.key not in done]
     config = store.config()
-    written: list[EpisodeRecord] = []
+    written = 0
 
     def guarded(job: Job) -> EpisodeRecord:
         try:
@@ -170,8 +171,9 @@ def execute(
     with store.appender() as appender:
 
         def land(record: EpisodeRecord) -> None:
+            nonlocal written
             appender.write(record)
-            written.append(record)
+            written += 1
             if on_episode:
                 on_episode(record)
 
@@ -189,7 +191,7 @@ def execute(
 
 
 def finish(store: RunStore) -> dict[str, Any]:
-    records = store.records()
+    records = store.records(light=True)
     completed = sum(r.status == "completed" for r in records)
     missing: dict[str, int] = {}
     for r in records:

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from .model import first_error
 from .records import (
+    SUMMARY,
     EpisodeKey,
     EpisodeRecord,
     Numbered,
@@ -39,6 +40,7 @@ from .records import (
     one_per_key,
     parse_lines,
     read_episodes,
+    read_lines,
     read_meta,
     read_numbered,
     read_utf8,
@@ -223,9 +225,11 @@ class RunStore:
     def meta(self) -> dict[str, Any]:
         return read_meta(self.meta_path)
 
-    def records(self) -> list[EpisodeRecord]:
-        """One record per key (a completed retry supersedes a missing attempt)."""
-        return [record for _, record in one_per_key(read_numbered(self.episodes_path))[0]]
+    def records(self, *, light: bool = False) -> list[EpisodeRecord]:
+        """One record per key (a completed retry supersedes a missing attempt); `light`: without
+        trajectories and transcripts (`records.SUMMARY`), for the summary of a large run."""
+        numbered = parse_lines(self.episodes_path, read_lines(self.episodes_path), drop=SUMMARY if light else ())
+        return [record for _, record in one_per_key(numbered)[0]]
 
 
 class Appender:

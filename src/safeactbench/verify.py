@@ -9,12 +9,14 @@ the line. `evaluate` and `report` both read records through here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .catalog import UnknownCase, get_case
 from .evaluator import evaluate
 from .records import (
+    IDENTITY,
     EpisodeKey,
     EpisodeRecord,
     Numbered,
@@ -22,6 +24,8 @@ from .records import (
     check_membership,
     describe_duplicates,
     one_per_key,
+    parse_line,
+    parse_lines,
 )
 from .runconfig import packaged_suite
 
@@ -76,6 +80,36 @@ def verify_records(
     """Verify every record of an episodes file. `run` = (config fingerprint, suite checksum) of the
     run the file belongs to: every record must carry both. Duplicates (a finished episode recorded
     twice) are an error unless `allow_duplicates`, which keeps the first and returns the lines."""
+    kept = _kept(numbered, path, run, allow_duplicates)
+    result = Verified(records=[], duplicates=kept[1])
+    for number, record in kept[0]:
+        _add(result, number, record, verify_record(record, f"{path}:{number}"), lambda r: r)
+    return result
+
+
+def verify_lines(
+    lines: list[bytes],
+    path: Path,
+    *,
+    run: tuple[str, str] | None = None,
+    allow_duplicates: bool = False,
+    keep: Callable[[EpisodeRecord], EpisodeRecord] = lambda r: r,
+) -> Verified:
+    """`verify_records` for the lines of an episodes file, one whole record in memory at a time:
+    the checks run on light records, then each kept line is read whole, verified and passed through
+    `keep` (e.g. to drop what the caller does not need) before the next. Memory grows with what
+    `keep` returns, not with the records."""
+    kept = _kept(parse_lines(path, lines, drop=IDENTITY), path, run, allow_duplicates)
+    result = Verified(records=[], duplicates=kept[1])
+    for number, _ in kept[0]:
+        record = parse_line(path, number, lines[number - 1])
+        _add(result, number, record, verify_record(record, f"{path}:{number}"), keep)
+    return result
+
+
+def _kept(
+    numbered: Numbered, path: Path, run: tuple[str, str] | None, allow_duplicates: bool
+) -> tuple[Numbered, dict[EpisodeKey, list[int]]]:
     if run is not None:
         check_membership(numbered, run[0], run[1], path)
     else:
@@ -83,13 +117,20 @@ def verify_records(
     kept, duplicates = one_per_key(numbered)
     if duplicates and not allow_duplicates:
         raise StoreError(describe_duplicates(path, duplicates))
-    result = Verified(records=[], duplicates=duplicates)
-    for number, record in kept:
-        derived = verify_record(record, f"{path}:{number}")
-        result.records.append(derived)
-        if _claims(record) != _claims(derived):
-            result.changed.append((number, record, derived))
-    return result
+    return kept, duplicates
+
+
+def _add(
+    result: Verified,
+    number: int,
+    record: EpisodeRecord,
+    derived: EpisodeRecord,
+    keep: Callable[[EpisodeRecord], EpisodeRecord],
+) -> None:
+    kept = keep(derived)
+    result.records.append(kept)
+    if _claims(record) != _claims(derived):
+        result.changed.append((number, keep(record), kept))
 
 
 def check_one_configuration(numbered: Numbered, path: Path) -> None:

@@ -55,14 +55,16 @@ def build_report(
     level: float = LEVEL,
     cases: Mapping[str, Any] | None = None,
     pairs: str = "harness",
+    tasks: Mapping[str, str] | None = None,
 ) -> Report:
     """Every section of the report from loaded runs. `cases` (case id -> Case, optional) lets the
     interventions section find each case's affected tools. `pairs`: which configurations the paired
     comparisons set side by side (`runs.configuration_pairs`: "harness", within a model across
-    harnesses, or "all")."""
+    harnesses, or "all"). `tasks` ("case|condition" -> task text) shows each episode's task in the
+    episode browser."""
     if not runs:
         raise ReportError("no run directories given")
-    ctx = Context(runs, episodes, resamples, seed, level, cases, pairs)
+    ctx = Context(runs, episodes, resamples, seed, level, cases, pairs, tasks)
     # an unknown episode is an input error: report it before any work
     chosen = choose_episodes(ctx)
     warnings = comparability_section(ctx)
@@ -97,6 +99,21 @@ def build_report(
     return Report("SafeActBench report", subtitle, sections, ctx.data, browser_data(ctx))
 
 
+def load_tasks(keys: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The task text of each (case id, condition) played, as "case|condition" -> text (the cases
+    the suite does not hold are left out)."""
+    from ..catalog import UnknownCase, get_case
+    from ..suite.data import CaseFileError
+
+    tasks = {}
+    for case_id, condition in set(keys):
+        try:
+            tasks[f"{case_id}|{condition}"] = get_case(case_id, condition).task
+        except (UnknownCase, CaseFileError, OSError):
+            continue
+    return tasks
+
+
 def load_cases(case_ids: Iterable[str]) -> dict[str, Any]:
     """The suite's cases among `case_ids` (empty when the suite cannot be loaded)."""
     wanted = set(case_ids)
@@ -117,6 +134,7 @@ __all__ = [
     "Table",
     "build_report",
     "load_cases",
+    "load_tasks",
     "render_html",
     "render_markdown",
     "write_report",

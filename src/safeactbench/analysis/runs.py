@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..records import EpisodeRecord, StoreError, describe_duplicates, one_per_key, read_meta, read_numbered
+from ..records import EpisodeRecord, ModelTurn, StoreError, describe_duplicates, one_per_key, read_lines, read_meta
+from ..render import slim_observation
 from ..runconfig import current_harness
 from ..store import run_config
 
@@ -60,7 +61,7 @@ def load_run(path: Path) -> Run:
     suite, verdicts derived by replay, records of another configuration or suite refused). An
     episode recorded twice keeps its first record, with a warning naming the lines. A missing,
     malformed or empty file is a ReportError naming it."""
-    from ..verify import verify_records
+    from ..verify import verify_lines
 
     path = Path(path)
     episodes = path / "episodes.jsonl"
@@ -80,22 +81,35 @@ def load_run(path: Path) -> Run:
             warnings.append(
                 f"{path}: run.json pins no configuration (an older run); its records were checked to be of one"
             )
-        numbered = read_numbered(episodes, torn_tail=True)  # a run may be writing right now
-        if not numbered:
+        lines = read_lines(episodes, torn_tail=True)  # a run may be writing right now
+        if not any(line.strip() for line in lines):
             raise ReportError(f"{episodes}: no episodes yet")
-        verified = verify_records(numbered, episodes, run=run, allow_duplicates=True)
+        verified = verify_lines(lines, episodes, run=run, allow_duplicates=True, keep=slim)
     except StoreError as exc:
         raise ReportError(str(exc)) from None
     if verified.duplicates:
         warnings.append(describe_duplicates(episodes, verified.duplicates) + "; the first record of each is used")
     if verified.changed:
-        lines = ", ".join(str(number) for number, _, _ in verified.changed[:10])
+        numbers = ", ".join(str(number) for number, _, _ in verified.changed[:10])
         more = " ..." if len(verified.changed) > 10 else ""
         warnings.append(
             f"{episodes}: {len(verified.changed)} stored verdict(s) or case label(s) differ from the replay "
-            f"(lines {lines}{more}); the replayed ones are used"
+            f"(lines {numbers}{more}); the replayed ones are used"
         )
     return Run(path=path, meta=meta, records=verified.records, warnings=warnings)
+
+
+def slim(record: EpisodeRecord) -> EpisodeRecord:
+    """A verified record as the report keeps it: each observation only as far as the report renders
+    it (`render.slim_observation`), each model reply only as its place and text-tool-call flag.
+    Everything else (scores, diagnostics, findings, steps and their arguments) is kept whole."""
+    updates: dict[str, Any] = {}
+    if record.trajectory is not None:
+        steps = [s.model_copy(update={"observation": slim_observation(s.observation)}) for s in record.trajectory.steps]
+        updates["trajectory"] = record.trajectory.model_copy(update={"steps": steps})
+    if record.transcript is not None:
+        updates["transcript"] = [ModelTurn(text_tool_call=turn.text_tool_call) for turn in record.transcript]
+    return record.model_copy(update=updates)
 
 
 def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallback: str = "run") -> str:

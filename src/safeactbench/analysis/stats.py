@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,6 +31,7 @@ LEVEL = 0.95
 
 Unit = tuple[str, str]  # (case id, condition)
 FloatArray = NDArray[np.float64]
+CountArray = NDArray[np.float32]
 
 
 @dataclass(frozen=True)
@@ -71,13 +73,28 @@ def resample_counts(indices: NDArray[np.int64]) -> FloatArray:
     return flat.reshape(resamples, n).astype(np.float64)
 
 
-def resampled_means(values: FloatArray, counts: FloatArray) -> FloatArray:
+def draw_counts(n_units: int, resamples: int = RESAMPLES, seed: int = SEED, chunk: int = 500) -> CountArray:
+    """`resample_counts(resample_indices(n_units, resamples, seed))` in float32, drawn `chunk`
+    resamples at a time: the same draws (one generator stream), without the full index matrix in
+    memory. Counts are small integers, exact in float32; 10,000 x 656 cases take 26 MB instead of
+    the 156 MB the index matrix, its bincount and a float64 copy would."""
+    rng = np.random.default_rng(seed)
+    counts = np.empty((resamples, n_units), dtype=np.float32)
+    for start in range(0, resamples, chunk):
+        rows = min(chunk, resamples - start)
+        drawn = rng.integers(0, max(n_units, 1), size=(rows, n_units), dtype=np.int64)
+        counts[start : start + rows] = resample_counts(drawn)
+    return counts
+
+
+def resampled_means(values: FloatArray, counts: CountArray | FloatArray) -> FloatArray:
     """(rows x resamples): the mean of each row's present (non-NaN) values in every resample."""
     values = np.atleast_2d(np.asarray(values, dtype=np.float64))
     present = ~np.isnan(values)
-    filled = np.where(present, values, 0.0)
-    numerator = counts @ filled.T
-    denominator = counts @ present.T.astype(np.float64)
+    dtype = counts.dtype  # float32 counts: no float64 copy of them
+    filled: NDArray[Any] = np.where(present, values, 0.0).astype(dtype)
+    numerator = np.matmul(counts, filled.T).astype(np.float64)
+    denominator = np.matmul(counts, present.T.astype(dtype)).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (numerator / denominator).T  # type: ignore[no-any-return]
 
@@ -130,8 +147,7 @@ class Bootstrap:
         self.units = list(dict.fromkeys(units))
         self.position = {u: i for i, u in enumerate(self.units)}
         self.level = level
-        self.indices = resample_indices(len(self.units), resamples, seed)
-        self.counts = resample_counts(self.indices)
+        self.counts = draw_counts(len(self.units), resamples, seed)
 
     def matrix(self, rows: Sequence[Mapping[str, float]]) -> FloatArray:
         """(rows x units) values, NaN where a row has no value for a unit (unknown units ignored)."""

@@ -25,6 +25,7 @@ class Context:
         level: float,
         cases: Mapping[str, Any] | None,
         pairs: str = "harness",
+        tasks: Mapping[str, str] | None = None,
     ) -> None:
         self.runs = list(runs)
         self.configs = group_configurations(self.runs)
@@ -35,6 +36,7 @@ class Context:
         self.episode_specs = list(episodes) if episodes else None
         self.resamples, self.seed, self.level = resamples, seed, level
         self.cases = cases
+        self.tasks = tasks or {}  # "case|condition" -> the task text the agent read (the episode browser)
         self.original = {c.label: c.scored(ORIGINAL) for c in self.configs}
         self.case_scores = {label: case_scores(rs) for label, rs in self.original.items()}
         units = sorted({u for scores in self.case_scores.values() for u in scores})

@@ -114,7 +114,7 @@ def browser_data(ctx: Context) -> dict[str, Any]:
                 elif several_reps:
                     item["tag"] = f"rep {r.repetition}"
                 episodes.append(item)
-    return {"configurations": ctx.labels, "episodes": episodes}
+    return {"configurations": ctx.labels, "episodes": episodes, "tasks": dict(ctx.tasks)}
 
 
 def _episode_json(index: int, config: int, run: str, r: EpisodeRecord) -> dict[str, Any]:

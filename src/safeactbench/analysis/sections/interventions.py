@@ -24,14 +24,12 @@ from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
 
-def is_v1(case_id: str) -> bool:
-    """Whether `case_id` is a V1 case of the suite (the cases SPEC §8 interventions analyse)."""
-    from ...catalog import UnknownCase, get_case
-
-    try:
-        return get_case(case_id).protocol.value == "V1"
-    except UnknownCase:
-        return False
+def v1_cases(ctx: Context) -> set[str]:
+    """The V1 cases among those played (the cases SPEC §8 interventions analyse): from the suite's
+    cases the report was given, else from the protocol recorded by their original episodes."""
+    if ctx.cases:
+        return {case_id for case_id, case in ctx.cases.items() if case.protocol.value == "V1"}
+    return {case_id for case_id, protocol in ctx.protocol_of.items() if protocol == "V1"}
 
 
 def interventions_section(ctx: Context) -> Section | None:
@@ -48,10 +46,11 @@ def interventions_section(ctx: Context) -> Section | None:
                 tools_by_case[case_id] = affected_tools(case)
     per_config: dict[str, dict[str, dict[str, float]]] = {}
     case_sets: dict[str, set[str]] = {}
+    v1 = v1_cases(ctx)
     for c in ctx.configs:
         recs = c.scored(None)
         # SPEC §8 analyses V1 cases; V2/V3 stop twins count in paired ECS (the judgement section)
-        cases = {r.case_id for r in recs if r.condition in conditions and is_v1(r.case_id)}
+        cases = {r.case_id for r in recs if r.condition in conditions and r.case_id in v1}
         if not cases:
             continue
         case_sets[c.label] = cases

@@ -13,7 +13,7 @@ from ..metrics import ORIGINAL, action_by_case, info_calls_by_case
 from ..stats import band
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
-from .interventions import is_v1
+from .interventions import v1_cases
 
 # probe -> the condition it is compared with (STUDY F-probes (b))
 BASELINE = {
@@ -32,8 +32,9 @@ COLUMNS = ["Configuration", "Probe", "Compared with", "Cases", "P(action): probe
 
 def probes_section(ctx: Context) -> Section | None:
     per_config = {}
+    v1 = v1_cases(ctx)
     for c in ctx.configs:
-        records = [r for r in c.scored(None) if is_v1(r.case_id)]
+        records = [r for r in c.scored(None) if r.case_id in v1]
         conditions = {r.condition for r in records}
         if not conditions & set(BASELINE):
             continue
@@ -125,11 +126,12 @@ def _retrieval_curves(
     RETRIEVAL it played, the share of matched cases whose episodes used at most k information calls."""
     curves: dict[str, dict[str, list[float]]] = {}
     bands: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
+    v1 = v1_cases(ctx)
     for c in ctx.configs:
         shown = [cond for cond in RETRIEVAL if cond in per_config.get(c.label, {})]
         if not any("distractors" in cond for cond in shown):
             continue
-        records = [r for r in c.scored(None) if is_v1(r.case_id) and r.condition in shown and r.verdict]
+        records = [r for r in c.scored(None) if r.case_id in v1 and r.condition in shown and r.verdict]
         common = set.intersection(*(set(per_config[c.label][cond][1]) for cond in shown))
         most = max((r.verdict.diagnostics.info_calls for r in records if r.verdict), default=0)
         for cond in shown:

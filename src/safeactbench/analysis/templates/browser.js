@@ -15,8 +15,10 @@
     domain: document.getElementById("filter-domain"),
     outcome: document.getElementById("filter-outcome"),
     config: document.getElementById("filter-config"),
-    condition: document.getElementById("filter-condition")
+    condition: document.getElementById("filter-condition"),
+    mode: document.getElementById("filter-mode")
   };
+  var tasks = data.tasks || {};
   var caseInput = document.getElementById("filter-case");
   var list = document.getElementById("episode-list");
   var count = document.getElementById("episode-count");
@@ -48,6 +50,7 @@
   options(filters.outcome, unique("outcome"));
   options(filters.config, configs.map(function (_, i) { return i; }), configs);
   options(filters.condition, unique("condition"));
+  options(filters.mode, unique("mode").filter(function (m) { return m !== "null" && m !== "undefined"; }));
 
   function matches(e) {
     var q = caseInput.value.trim().toUpperCase();
@@ -56,6 +59,7 @@
       (!filters.outcome.value || e.outcome === filters.outcome.value) &&
       (!filters.config.value || String(e.config) === filters.config.value) &&
       (!filters.condition.value || e.condition === filters.condition.value) &&
+      (!filters.mode.value || e.mode === filters.mode.value) &&
       (!q || e["case"].toUpperCase().indexOf(q) >= 0);
   }
 
@@ -111,6 +115,11 @@
      ["run", e.run], ["outcome", e.outcome], ["failure mode", e.mode || "—"], ["end", e.end || "—"]]
       .forEach(function (pair) { dl.appendChild(el("dt", {}, pair[0])); dl.appendChild(el("dd", {}, pair[1])); });
     detail.appendChild(dl);
+    var task = tasks[e["case"] + "|" + e.condition];
+    if (task) {
+      detail.appendChild(el("h4", {}, "Task"));
+      detail.appendChild(el("p", { id: "episode-task", "data-testid": "episode-task" }, task));
+    }
     detail.appendChild(el("h4", {}, "Trajectory (" + e.steps.length + " steps)"));
     var ol = el("ol", { id: "episode-steps", "data-testid": "episode-steps" });
     e.steps.forEach(function (s) { ol.appendChild(el("li", { "data-testid": "episode-step" }, s)); });
