@@ -100,7 +100,7 @@ def test_report_and_command_line(tmp_path: Path) -> None:
     assert rendered.read_text(encoding="utf-8").split("\n")[4:] == text.split("\n")[4:]
     # a baseline renders as the 'before' column; missing parts render as dashes
     assert "| – |" in render(results, results, "python -m benchmarks")
-    assert len(TARGETS) == 7 and set(PARTS) >= {"evaluator", "concurrency"}
+    assert len(TARGETS) == 8 and set(PARTS) >= {"evaluator", "concurrency"}
     assert machine(2)["cores"]
 
 

@@ -7,9 +7,9 @@ from functools import lru_cache
 
 from .interventions import CONDITIONS, InterventionError, has_condition, transform
 from .model import Case
-from .suite.data import DATA_DIR, load_suite, read_case
+from .suite.data import DATA_DIR, CaseIndex, load_suite, read_case
 
-__all__ = ["CONDITIONS", "UnknownCase", "get_case", "get_single_case", "played", "release_suite"]
+__all__ = ["CONDITIONS", "UnknownCase", "get_case", "get_single_case", "indexed_case", "played", "release_suite"]
 
 
 class UnknownCase(KeyError):
@@ -71,3 +71,21 @@ def release_suite() -> None:
     get_case.cache_clear()
     _by_id.cache_clear()
     load_suite.cache_clear()
+    indexed_case.cache_clear()
+
+
+@lru_cache(maxsize=1)
+def _index() -> CaseIndex:
+    return CaseIndex(DATA_DIR)
+
+
+@lru_cache(maxsize=64)
+def indexed_case(case_id: str, condition: str = "original") -> Case:
+    """`get_case(case_id, condition)` without loading the whole suite: the case is parsed from the
+    suite's text when asked for (`CaseIndex`; a small cache keeps the last ones). For a process that
+    reads many records a few cases at a time (a report over a large run): its memory stays flat.
+    Same answers and errors as `get_case`."""
+    case = _index().get(case_id)
+    if case is None:
+        raise UnknownCase(f"no case {case_id!r} in the suite")
+    return _played_as(case, condition)

@@ -19,7 +19,7 @@ from rich.table import Table
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
 from .analysis.runs import PAIR_MODES
-from .catalog import CONDITIONS, UnknownCase, played
+from .catalog import CONDITIONS, UnknownCase, played, release_suite
 from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
@@ -42,6 +42,7 @@ DEFAULT_AGENT = "shallow"
 DEFAULT_CALL_RETRIES = 5
 GEN = "--model: generation setting (run.json, report):"
 MODEL_HARNESSES = ("inspect", "lean", *CLI_HARNESSES)
+RELEASE_SUITE_AT = 2000  # episodes; a smaller run keeps the suite loaded for its report (re-reading takes ~1 s)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -328,6 +329,9 @@ def run(
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {escape(str(store.episodes_path))}")
     if report:
+        if len(jobs) >= RELEASE_SUITE_AT:  # the report reads cases one at a time: free the whole suite for it
+            del selected, jobs
+            release_suite()
         paths = write_report([store.directory], store.directory / "report")
         console.print(f"report: {paths['html']}")
     if meta["completed"] == 0 and meta["planned"]:

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalog import UnknownCase, get_case
+from .catalog import UnknownCase, get_case, indexed_case
 from .evaluator import evaluate
+from .model import Case
 from .records import (
     IDENTITY,
     EpisodeKey,
@@ -52,10 +53,10 @@ class Verified:
         return out
 
 
-def verify_record(record: EpisodeRecord, where: str) -> EpisodeRecord:
+def verify_record(record: EpisodeRecord, where: str, lookup: Callable[[str, str], Case] = get_case) -> EpisodeRecord:
     """The record with its case labels from the suite and its verdict derived by replay."""
     try:
-        case = get_case(record.case_id, record.condition)
+        case = lookup(record.case_id, record.condition)
     except UnknownCase as exc:
         raise StoreError(f"{where}: {exc.args[0]}") from None
     labels = {"protocol": case.protocol, "domain": case.domain, "family": case.family}
@@ -94,24 +95,31 @@ def verify_lines(
     run: tuple[str, str] | None = None,
     allow_duplicates: bool = False,
     keep: Callable[[EpisodeRecord], EpisodeRecord] = lambda r: r,
+    lookup: Callable[[str, str], Case] = indexed_case,
 ) -> Verified:
     """`verify_records` for the lines of an episodes file, one whole record in memory at a time:
     the checks run on light records, then each kept line is read whole, verified and passed through
     `keep` (e.g. to drop what the caller does not need) before the next. Memory grows with what
-    `keep` returns, not with the records."""
-    kept = _kept(parse_lines(path, lines, drop=IDENTITY), path, run, allow_duplicates)
+    `keep` returns, not with the records. The lines are replayed case by case, each case parsed
+    when first needed (`catalog.indexed_case`); the records come back in file order."""
+    kept = _kept(parse_lines(path, lines, drop=IDENTITY), path, run, allow_duplicates, cases=False)
     result = Verified(records=[], duplicates=kept[1])
-    for number, _ in kept[0]:
+    by_case = sorted(kept[0], key=lambda item: (item[1].case_id, item[1].condition, item[0]))
+    for number, _ in by_case:
         record = parse_line(path, number, lines[number - 1])
-        _add(result, number, record, verify_record(record, f"{path}:{number}"), keep)
+        _add(result, number, record, verify_record(record, f"{path}:{number}", lookup), keep)
+    order = {number: position for position, (number, _) in enumerate(kept[0])}
+    numbers = [number for number, _ in by_case]
+    result.records = [r for _, r in sorted(zip(numbers, result.records, strict=True), key=lambda p: order[p[0]])]
+    result.changed.sort(key=lambda change: change[0])
     return result
 
 
 def _kept(
-    numbered: Numbered, path: Path, run: tuple[str, str] | None, allow_duplicates: bool
+    numbered: Numbered, path: Path, run: tuple[str, str] | None, allow_duplicates: bool, cases: bool = True
 ) -> tuple[Numbered, dict[EpisodeKey, list[int]]]:
     if run is not None:
-        check_membership(numbered, run[0], run[1], path)
+        check_membership(numbered, run[0], run[1], path, cases=cases)
     else:
         check_one_configuration(numbered, path)
     kept, duplicates = one_per_key(numbered)

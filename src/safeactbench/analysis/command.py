@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..catalog import release_suite
 from .report import build_report, load_cases, load_tasks, write_report
 from .runs import ORIGINAL, load_runs
-
-RELEASE_SUITE_AT = 2000  # episode records; below this the suite stays loaded (re-reading it takes ~1 s)
 
 
 def report(
@@ -36,6 +33,6 @@ def report(
     # the suite's cases the report reads: those played under an intervention (their affected tools)
     cases = load_cases({r.case_id for run in runs for r in run.records if r.condition != ORIGINAL})
     tasks = load_tasks((r.case_id, r.condition) for run in runs for r in run.records)
-    if sum(len(run.records) for run in runs) >= RELEASE_SUITE_AT:
-        release_suite()  # every record is verified: a large report has better use for the memory
-    return write_report(build_report(runs, episodes, cases=cases, pairs=pairs, tasks=tasks), Path(out))
+    built = build_report(runs, episodes, cases=cases, pairs=pairs, tasks=tasks)
+    del runs, cases  # the report holds what it shows: rendering it has the records' memory
+    return write_report(built, Path(out))

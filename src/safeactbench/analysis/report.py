@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..suite.data import CaseFileError
 from .rendering import render_html, render_markdown, write_report
-from .runs import ReportError, Run
+from .runs import ORIGINAL, ReportError, Run
 from .sections import (
     Context,
     browser_data,
@@ -102,27 +103,28 @@ def build_report(
 def load_tasks(keys: Iterable[tuple[str, str]]) -> dict[str, str]:
     """The task text of each (case id, condition) played, as "case|condition" -> text (the cases
     the suite does not hold are left out)."""
-    from ..catalog import UnknownCase, get_case
-    from ..suite.data import CaseFileError
-
     tasks = {}
-    for case_id, condition in set(keys):
-        try:
-            tasks[f"{case_id}|{condition}"] = get_case(case_id, condition).task
-        except (UnknownCase, CaseFileError, OSError):
-            continue
+    for case_id, condition in sorted(set(keys)):
+        case = _quietly(case_id, condition)
+        if case is not None:
+            tasks[f"{case_id}|{condition}"] = case.task
     return tasks
 
 
 def load_cases(case_ids: Iterable[str]) -> dict[str, Any]:
-    """The suite's cases among `case_ids` (empty when the suite cannot be loaded)."""
-    wanted = set(case_ids)
-    from ..suite.data import CaseFileError, load_suite
+    """The suite's cases among `case_ids` (those the suite does not hold are left out)."""
+    found = {case_id: _quietly(case_id, ORIGINAL) for case_id in sorted(set(case_ids))}
+    return {case_id: case for case_id, case in found.items() if case is not None}
+
+
+def _quietly(case_id: str, condition: str) -> Any:
+    """The case as played, or None where the suite does not hold it or cannot be read."""
+    from ..catalog import UnknownCase, indexed_case
 
     try:
-        return {c.id: c for c in load_suite() if c.id in wanted}
-    except (CaseFileError, OSError):  # analysis of stored runs does not need the suite
-        return {}
+        return indexed_case(case_id, condition)
+    except (UnknownCase, CaseFileError, OSError):
+        return None
 
 
 __all__ = [

@@ -237,6 +237,35 @@ def read_case_file(path: Path) -> list[Case]:
     return cases
 
 
+class CaseIndex:
+    """The cases of a suite directory, each parsed when asked for: the lines stay text (9 MB for the
+    packaged suite, where all its cases parsed take ~100 MB) and a small cache keeps the last cases
+    parsed. For a process that reads many records of few cases at a time (a report over a large
+    run). A case reads as `read_suite` reads it; the last line with an id wins."""
+
+    def __init__(self, directory: Path, cache: int = 32) -> None:
+        path = directory / "cases.jsonl"
+        self._lines: dict[str, tuple[str, str]] = {}
+        for number, line in enumerate(_read_text(path).splitlines(), start=1):
+            if line.strip():
+                where = f"{path}:{number}"
+                self._lines[str(_case_data(where, line).get("id"))] = (where, line)
+        tools_path, raw_tools = _read_tools_json(directory)
+        self._tools = {domain: _domain_tools(tools_path, domain, specs) for domain, specs in raw_tools.items()}
+        self._policies = _read_policies_json(directory)
+        self.get = lru_cache(maxsize=cache)(self._parse)
+
+    def __contains__(self, case_id: str) -> bool:
+        return case_id in self._lines
+
+    def _parse(self, case_id: str) -> Case | None:
+        found = self._lines.get(case_id)
+        if found is None:
+            return None
+        where, line = found
+        return _case(where, _case_data(where, line), self._tools, self._policies)
+
+
 @lru_cache(maxsize=1)
 def load_suite() -> tuple[Case, ...]:
     """The published suite shipped with the package."""

@@ -1,0 +1,71 @@
+"""What keeps a report's memory flat, checked for sameness: cases parsed one at a time answer as the
+loaded suite does, records verified line by line come back as `verify_records` gives them (in file
+order), and a slimmed record renders exactly as the whole one. The memory itself is measured in
+`python -m benchmarks` (e2e: --repeat 10 with its report), never asserted here."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from safeactbench.analysis.runs import slim
+from safeactbench.catalog import UnknownCase, get_case, indexed_case
+from safeactbench.cli import app
+from safeactbench.records import read_lines, read_numbered
+from safeactbench.render import render_episode
+from safeactbench.runconfig import packaged_suite
+from safeactbench.suite.data import load_suite
+from safeactbench.verify import verify_lines, verify_records
+
+
+def test_indexed_cases_are_the_suites_cases() -> None:
+    cases = random.Random(3).sample(list(load_suite()), 25)
+    for case in cases:
+        assert indexed_case(case.id) == get_case(case.id) == case
+        conditions = ("withheld", "static") if case.protocol.value != "Legacy" else ("original",)
+        for condition in conditions:
+            if case.protocol.value in ("V1", "V2", "V3") or condition == "original":
+                assert indexed_case(case.id, condition) == get_case(case.id, condition)
+    for bad in (("SAB-NOPE-1", "original"), (cases[0].id, "no_such_condition")):
+        with pytest.raises(UnknownCase) as indexed:
+            indexed_case(*bad)
+        with pytest.raises(UnknownCase) as loaded:
+            get_case(*bad)
+        assert str(indexed.value) == str(loaded.value)
+
+
+def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--agent", "shallow", "--protocol", "V1,V2", "--domain", "research", "--repeat", "2",
+            "--condition", "original,withheld", "--out", str(out), "--no-report"]  # fmt: skip
+    assert CliRunner().invoke(app, args).exit_code == 0
+    path = out / "episodes.jsonl"
+    # a stored verdict that differs from the replay, to be reported at its line
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[3])
+    record["verdict"]["score"] = 1 - record["verdict"]["score"]
+    lines[3] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    meta = json.loads((out / "run.json").read_text())
+    run = (meta["config_id"], packaged_suite().checksum)
+    whole = verify_records(read_numbered(path), path, run=run)
+    lined = verify_lines(read_lines(path), path, run=run, keep=slim)
+    assert [r.key for r in lined.records] == [r.key for r in whole.records]  # file order, not case order
+    assert [r.verdict for r in lined.records] == [r.verdict for r in whole.records]
+    assert [number for number, _, _ in lined.changed] == [number for number, _, _ in whole.changed] == [4]
+    for full, kept in zip(whole.records, lined.records, strict=True):
+        assert full.trajectory and kept.trajectory and full.verdict and kept.verdict
+        # the slimmed record renders the same
+        assert render_episode(kept.trajectory, kept.verdict) == render_episode(full.trajectory, full.verdict)
+        if full.transcript is not None and kept.transcript is not None:
+            assert len(kept.transcript) == len(full.transcript)
+    # an unknown case is named at its line either way
+    record = json.loads(lines[0])
+    record["case_id"] = "SAB-V1-999"
+    path.write_text(json.dumps(record) + "\n")
+    with pytest.raises(Exception, match=r"episodes.jsonl:1: no case 'SAB-V1-999' in the suite"):
+        verify_lines(read_lines(path), path, run=run)
