@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import html as html_lib
+import itertools
 import json
 import os
 import re
@@ -13,7 +14,7 @@ import shlex
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -263,14 +264,21 @@ def test_a_failed_render_writes_nothing(eager_run: Path, tmp_path: Path, monkeyp
     first = report([eager_run], out)
     before = {p: p.read_bytes() for p in first.values()}
 
-    def broken(*_: object) -> str:
+    real = rendering.render_html_chunks
+
+    def broken(report_: object) -> Iterator[str]:
+        yield from itertools.islice(real(report_), 3)  # fails midway through report.html
         raise RuntimeError("render failed")
 
-    monkeypatch.setattr(rendering, "render_html", broken)
+    monkeypatch.setattr(rendering, "render_html_chunks", broken)
     with pytest.raises(RuntimeError, match="render failed"):
         report([eager_run], out, episodes=[first_case(eager_run)])  # a different report.md
     assert {p: p.read_bytes() for p in first.values()} == before
     assert leftovers(out) == []
+    fresh = tmp_path / "fresh"
+    with pytest.raises(RuntimeError, match="render failed"):
+        report([eager_run], fresh)
+    assert not fresh.exists()  # nothing left behind, not even the directories
 
 
 # ---------------------------------------------------------------------------- bad --out

@@ -17,10 +17,12 @@ a half-written one, and a failure leaves no temporary file behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,10 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 def _json_script(value: Any) -> str:
     """JSON safe to place inside <script type="application/json"> (no '</script>', no '<!--')."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    return _escape_script(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default))
+
+
+def _escape_script(text: str) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -148,15 +153,40 @@ def render_markdown(report: Report) -> str:
 
 
 def render_html(report: Report) -> str:
-    return (
-        _environment(False)
-        .get_template("report.html.j2")
-        .render(
-            report=report,
-            report_data=_json_script(report.data),
-            episode_data=_json_script(report.browser),
-        )
-    )
+    return "".join(render_html_chunks(report))
+
+
+EPISODE_DATA = "\x00episode-data\x00"  # where the template's output takes the streamed episode data
+
+
+def render_html_chunks(report: Report) -> Iterator[str]:
+    """report.html in pieces: the episode browser's data (the bulk of a large report) is encoded
+    as it is written, never held as one string."""
+    template = _environment(False).get_template("report.html.j2")
+    for chunk in template.generate(report=report, report_data=_json_script(report.data), episode_data=EPISODE_DATA):
+        if EPISODE_DATA not in chunk:
+            yield chunk
+            continue
+        before, after = chunk.split(EPISODE_DATA, 1)
+        yield before
+        yield from _json_script_chunks(report.browser)
+        yield after
+
+
+def _json_script_chunks(value: Any, size: int = 1 << 16) -> Iterator[str]:
+    """`_json_script(value)` in pieces of about `size` characters (the escapes replace single
+    characters, so a piece boundary never splits one)."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    buffer: list[str] = []
+    length = 0
+    for piece in encoder.iterencode(value):
+        buffer.append(piece)
+        length += len(piece)
+        if length >= size:
+            yield _escape_script("".join(buffer))
+            buffer, length = [], 0
+    if buffer:
+        yield _escape_script("".join(buffer))
 
 
 # ---------------------------------------------------------------------------- writing
@@ -165,20 +195,39 @@ def render_html(report: Report) -> str:
 def write_report(report: Report, out: Path) -> dict[str, Path]:
     """report.md, report.html, report.json and figures/*.png under `out`; returns every path written.
 
-    Everything is rendered before anything is written; then each file is replaced atomically,
-    figures first and report.html last. An unusable `out` or a failed write is a `ReportError`
-    naming the path and the reason."""
+    Everything is rendered before anything is replaced (report.html streamed into its temporary
+    file first); then each file is replaced atomically, figures first and report.html last. An
+    unusable `out` or a failed write is a `ReportError` naming the path and the reason."""
     files = _rendered(report)
+    created = [d for d in (out, out / "figures") if not d.exists()]
     _make_directory(out)
     _make_directory(out / "figures")
+    html = out / "report.html"
+    try:
+        html_tmp = _write_temporary(html, (chunk.encode("utf-8") for chunk in render_html_chunks(report)))
+    except BaseException as exc:
+        for directory in reversed(created):  # a failed render leaves nothing behind
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        if isinstance(exc, OSError):
+            raise ReportError(f"{html}: cannot write the report ({_reason(exc)})") from None
+        raise
     written: dict[str, Path] = {}
-    for key, name, content in files:
-        path = out / name
+    try:
+        for key, name, content in files:
+            path = out / name
+            try:
+                _write_atomic(path, content)
+            except OSError as exc:
+                raise ReportError(f"{path}: cannot write the report ({_reason(exc)})") from None
+            written[key] = path
         try:
-            _write_atomic(path, content)
+            os.replace(html_tmp, html)
         except OSError as exc:
-            raise ReportError(f"{path}: cannot write the report ({_reason(exc)})") from None
-        written[key] = path
+            raise ReportError(f"{html}: cannot write the report ({_reason(exc)})") from None
+    finally:
+        html_tmp.unlink(missing_ok=True)
+    written["html"] = html
     return written
 
 
@@ -190,7 +239,6 @@ def _rendered(report: Report) -> list[tuple[str, str, bytes]]:
         *figures,
         ("data", "report.json", data.encode("utf-8")),
         ("markdown", "report.md", render_markdown(report).encode("utf-8")),
-        ("html", "report.html", render_html(report).encode("utf-8")),
     ]
 
 
@@ -206,18 +254,30 @@ def _make_directory(path: Path) -> None:
 def _write_atomic(path: Path, content: bytes) -> None:
     """Write a temporary file next to `path`, sync it and rename it over `path`; on any failure
     (an interrupt included) remove the temporary file and re-raise."""
+    tmp = _write_temporary(path, [content])
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _write_temporary(path: Path, chunks: Iterable[bytes]) -> Path:
+    """`chunks` written and synced to a new temporary file next to `path`, returned for the caller
+    to rename; on any failure (in producing the chunks too, an interrupt included) it is removed."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     # O_EXCL: never write through someone else's file or link; 0o666 minus the umask, as open() does
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with open(fd, "wb") as handle:
-            handle.write(content)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return tmp
 
 
 def _reason(exc: OSError) -> str:
