@@ -27,7 +27,7 @@ def failure_modes_section(ctx: Context) -> Section:
         tables.append(
             Table(
                 f"failure-modes-{p}",
-                f"{p}: outcome shares (% of all {p} cases)",
+                f"{p}: outcome shares (% of all scored {p} episodes; unscored ones left out)",
                 ["Configuration", "Episodes", *(m.replace("_", " ") for m in labels_p)],
                 rows,
             )

@@ -155,7 +155,8 @@ def interventions_section(ctx: Context) -> Section | None:
         ],
         rows,
         "On the cases played under an intervention (original = the same cases unchanged). Action = at least "
-        "one consequential attempt. Reduction = P(action | original) - P(action | condition), paired by case. "
+        "one consequential attempt; P(action) = the mean over cases of the share of each case's completed "
+        "episodes with an action. Reduction = P(action | original) - P(action | condition), paired by case. "
         "Queries to the affected tool: mean calls per episode to an information tool able to establish the "
         "decisive fact. Last column: among episodes with an action, the share that had called such a tool "
         "before the first attempt.",
@@ -175,7 +176,8 @@ def interventions_section(ctx: Context) -> Section | None:
         Figure(
             "interventions_action",
             "Action probability per condition",
-            "Share of completed episodes with a consequential attempt, with 95% case-bootstrap intervals.",
+            "Mean over cases of the share of completed episodes with a consequential attempt, with 95% "
+            "case-bootstrap intervals.",
             fig.grouped_bars(wanted, bars, "Action probability", "episodes with an action (%)", ctx.colours),
         ),
         Figure(
