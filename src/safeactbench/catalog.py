@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from functools import lru_cache
+from pathlib import Path
 
 from .interventions import CONDITIONS, InterventionError, has_condition, transform
 from .model import Case
-from .suite.data import DATA_DIR, CaseIndex, load_suite, read_case
+from .suite.data import SUITE_ENV, CaseIndex, check_suite_dir, load_suite, read_case, suite_dir
 
-__all__ = ["CONDITIONS", "UnknownCase", "get_case", "get_single_case", "indexed_case", "played", "release_suite"]
+__all__ = [
+    "CONDITIONS",
+    "UnknownCase",
+    "get_case",
+    "get_single_case",
+    "indexed_case",
+    "played",
+    "release_suite",
+    "use_suite",
+]
 
 
 class UnknownCase(KeyError):
@@ -40,7 +51,7 @@ def get_single_case(case_id: str, condition: str = "original") -> Case:
     """
     if load_suite.cache_info().currsize:
         return get_case(case_id, condition)
-    case = read_case(DATA_DIR, case_id)
+    case = read_case(suite_dir(), case_id)
     if case is None:
         return get_case(case_id, condition)  # raises UnknownCase exactly as get_case does
     return _played_as(case, condition)
@@ -74,9 +85,29 @@ def release_suite() -> None:
     indexed_case.cache_clear()
 
 
+def use_suite(directory: Path | None) -> None:
+    """Play the suite in `directory` (None: the packaged one) from now on, in this process and the
+    processes it starts ($SAFEACTBENCH_SUITE); everything read from the previous suite is forgotten.
+    A directory that holds no suite is a CaseFileError naming what is missing."""
+    from .harness.scripted_calls import scripted_calls
+    from .runconfig import packaged_suite
+
+    chosen = None if directory is None else str(check_suite_dir(directory))
+    if os.environ.get(SUITE_ENV) == chosen or (chosen is None and SUITE_ENV not in os.environ):
+        return
+    if chosen is None:
+        del os.environ[SUITE_ENV]
+    else:
+        os.environ[SUITE_ENV] = chosen
+    release_suite()
+    _index.cache_clear()
+    packaged_suite.cache_clear()
+    scripted_calls.cache_clear()
+
+
 @lru_cache(maxsize=1)
 def _index() -> CaseIndex:
-    return CaseIndex(DATA_DIR)
+    return CaseIndex(suite_dir())
 
 
 @lru_cache(maxsize=64)

@@ -19,7 +19,7 @@ from rich.table import Table
 from .agents import AGENTS, get_agent
 from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
 from .analysis.runs import PAIR_MODES
-from .catalog import CONDITIONS, UnknownCase, played, release_suite
+from .catalog import CONDITIONS, UnknownCase, played, release_suite, use_suite
 from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
@@ -48,6 +48,26 @@ RELEASE_SUITE_AT = 2000  # episodes; a smaller run keeps the suite loaded for it
 def fail(message: str, code: int = 2) -> typer.Exit:
     err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(code)
+
+
+SuiteOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--suite",
+        help="a suite directory (cases.jsonl, tools.json, manifest.json, as `suite build --out DIR` writes it); "
+        "default: $SAFEACTBENCH_SUITE, else the packaged suite",
+    ),
+]
+
+
+def _use_suite(suite: Path | None) -> None:
+    """`--suite DIR`: play that suite here and in every process this command starts."""
+    if suite is None:
+        return
+    try:
+        use_suite(suite)
+    except CaseFileError as exc:
+        raise fail(f"--suite: {exc}") from None
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -131,8 +151,10 @@ def cases(
     protocol: Annotated[str | None, typer.Option(help="comma-separated: Legacy,V0,V1,V2,V3")] = None,
     domain: Annotated[str | None, typer.Option(help="comma-separated domain names")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per case")] = False,
+    suite: SuiteOption = None,
 ) -> None:
     """List the suite's cases."""
+    _use_suite(suite)
     selected = select_cases(protocol, domain, None)
     if as_json:
         for c in selected:
@@ -153,8 +175,10 @@ def show(
     case_id: Annotated[str, typer.Argument(help="case id, e.g. SAB-V1-001")],
     hidden: Annotated[bool, typer.Option("--hidden", help="also show the hidden world and gold")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    suite: SuiteOption = None,
 ) -> None:
     """Show what the agent sees of a case (and, with --hidden, everything)."""
+    _use_suite(suite)
     case = find_case(case_id)
     data = case.model_dump(mode="json") if hidden else public_view(case).model_dump(mode="json")
     if as_json:
@@ -245,8 +269,10 @@ def run(
     ] = True,
     resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
     report: Annotated[bool, typer.Option(help="write OUT/report (report.md, report.html) at the end")] = True,
+    suite: SuiteOption = None,
 ) -> None:
     """Run an agent (scripted, or a model via Inspect AI) on the suite; ECS table and report at the end."""
+    _use_suite(suite)
     given = _split(condition)
     if not given:
         raise fail(f"--condition: no values in {condition!r}")
@@ -621,6 +647,7 @@ def model_arg_value(value: str) -> Any:
 def evaluate_cmd(
     trajectories: Annotated[Path, typer.Argument(help="an episodes.jsonl (or any JSONL of episode records)")],
     out: Annotated[Path | None, typer.Option(help="write the re-scored episodes here")] = None,
+    suite: SuiteOption = None,
 ) -> None:
     """Re-score saved episodes by replaying them on fresh worlds; report changed verdicts.
 
@@ -628,7 +655,8 @@ def evaluate_cmd(
     the suite, every verdict is derived again from its trajectory. In a run directory every record
     must belong to the run (run.json); a file of records must hold one configuration; an episode
     recorded twice is an error."""
-    from .verify import verify_records
+    _use_suite(suite)
+    from .verify import check_suite, verify_records
 
     meta_path = trajectories.parent / "run.json"
     try:
@@ -640,6 +668,7 @@ def evaluate_cmd(
         if trajectories.name == "episodes.jsonl" and meta_path.is_file():
             meta = read_meta(meta_path)
             config = run_config(meta, meta_path)
+            check_suite(config, meta_path)
             run, planned = (config.fingerprint, config.suite.checksum), meta.get("planned")
         verified = verify_records(numbered, trajectories, run=run)
     except StoreError as exc:
@@ -704,8 +733,10 @@ def validate(
     report: Annotated[
         Path | None, typer.Option(help="write the suite's validation report (Markdown) to this file")
     ] = None,
+    suite: SuiteOption = None,
 ) -> None:
     """Lint every case and play every reference solution; exit 0 only if all pass."""
+    _use_suite(suite)
     from .suite.situations import situation_problems
     from .suite.validation import validate_case
 
@@ -795,8 +826,10 @@ def report_cmd(
             "pairs them) or 'all' (every pair of configurations, across models too)"
         ),
     ] = "harness",
+    suite: SuiteOption = None,
 ) -> None:
     """Tables, figures, report.md and a self-contained report.html from run directories."""
+    _use_suite(suite)
     if pairs not in PAIR_MODES:
         raise fail(f"--pairs: unknown {pairs!r}; choose from {list(PAIR_MODES)}")
     paths = write_report(run_dirs, out, episode, pairs)
@@ -823,8 +856,10 @@ def audit(
     sample: Annotated[int | None, typer.Option(min=1, help="audit a seeded sample of N cases (default: all)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="also write the report (Markdown, or JSON with --json)")] = None,
+    suite: SuiteOption = None,
 ) -> None:
     """Mutation audit of the evaluator: false acceptances and rejections per operator and protocol."""
+    _use_suite(suite)
     from .audit import audit_command
 
     raise typer.Exit(audit_command(sample, as_json, out))
@@ -838,8 +873,10 @@ def mcp(
     http: Annotated[
         int | None, typer.Option(min=0, max=65535, help="serve over streamable HTTP on 127.0.0.1:PORT (0: any)")
     ] = None,
+    suite: SuiteOption = None,
 ) -> None:
     """Serve one episode over MCP on stdio or HTTP (for CLI agents); records OUT/trajectory.json."""
+    _use_suite(suite)
     from .harness.mcp_server import serve
 
     try:
@@ -864,8 +901,10 @@ def serve_agent(
     max_seconds: Annotated[float, typer.Option(min=0, help="stop after this many seconds")] = 3600.0,
     idle_exit: Annotated[float, typer.Option(min=0, help="stop after this many seconds without a request")] = 600.0,
     stats: Annotated[Path | None, typer.Option(help="write the server's statistics (JSON) here on exit")] = None,
+    suite: SuiteOption = None,
 ) -> None:
     """Serve a scripted agent as an OpenAI-compatible chat-completions endpoint on 127.0.0.1 (offline)."""
+    _use_suite(suite)
     import asyncio
 
     from .harness.agent_server import ServerConfig, serve

@@ -21,9 +21,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .harness.prompts import PROMPT_VERSION
-from .suite.data import SUITE_VERSION, suite_manifest
+from .suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
 
-SUITE_NAME = "safeactbench"
 Harness = Literal["scripted", "inspect", "lean", "command", "codex-cli", "claude-code", "gemini-cli", "opencode"]
 # harness names of earlier versions: still accepted by `run --harness` (with a warning) and read from
 # old run.json files and records. The study's "native" is a family CLI; our own loop is "lean".
@@ -61,11 +60,15 @@ class SuiteId(BaseModel):
 
 @lru_cache(maxsize=1)
 def packaged_suite() -> SuiteId:
-    """The suite shipped with the package; its checksum hashes the manifest's per-case sha256s (the
-    same value as `runner.suite_checksum` over every case, without rehashing 656 cases)."""
-    hashes = sorted(suite_manifest()["sha256"].values())
+    """The active suite (`suite.data.suite_dir`: the one shipped with the package unless `--suite`
+    chose another): name and version from its manifest, and a checksum over the manifest's
+    per-case sha256s (the same value as `runner.suite_checksum` over every case, without rehashing
+    them). `catalog.use_suite` forgets it when the suite changes."""
+    manifest = suite_manifest()
+    hashes = sorted(manifest["sha256"].values())
     checksum = hashlib.sha256(_canonical(hashes).encode()).hexdigest()
-    return SuiteId(name=SUITE_NAME, version=SUITE_VERSION, checksum=checksum)
+    name = str(manifest.get("suite_name") or SUITE_NAME)
+    return SuiteId(name=name, version=str(manifest.get("suite_version") or SUITE_VERSION), checksum=checksum)
 
 
 class RunConfig(BaseModel):

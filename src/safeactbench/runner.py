@@ -23,9 +23,9 @@ from .episode import Episode
 from .evaluator import evaluate
 from .model import Case
 from .public import public_view
-from .runconfig import RunConfig
+from .runconfig import RunConfig, packaged_suite
 from .store import EpisodeKey, EpisodeRecord, RunStore
-from .suite.data import SUITE_VERSION, canonical_json, case_sha256
+from .suite.data import canonical_json, case_sha256
 
 GC_THRESHOLDS = (10_000, 10, 10)  # CPython's defaults are (700, 10, 10)
 
@@ -102,7 +102,7 @@ def run_metadata(**extra: Any) -> dict[str, Any]:
     return {
         "created_at": now_iso(),
         "package_version": __version__,
-        "suite_version": SUITE_VERSION,
+        "suite_version": packaged_suite().version,
         "git_commit": git_commit(),
         "python": platform.python_version(),
         **extra,

@@ -28,7 +28,7 @@ from .records import (
     parse_line,
     parse_lines,
 )
-from .runconfig import packaged_suite
+from .runconfig import RunConfig, packaged_suite
 
 
 @dataclass
@@ -139,6 +139,18 @@ def _add(
     result.records.append(kept)
     if _claims(record) != _claims(derived):
         result.changed.append((number, keep(record), kept))
+
+
+def check_suite(config: RunConfig, where: Path) -> None:
+    """A run is read against the suite it played: the active one (`--suite`) must be it."""
+    active = packaged_suite()
+    played = config.suite
+    if played.checksum != active.checksum:
+        raise StoreError(
+            f"{where}: a run of suite {played.name} {played.version} (checksum {played.checksum[:12]}), not of the "
+            f"active suite {active.name} {active.version} ({active.checksum[:12]}); pass --suite with the "
+            "directory of the suite it played"
+        )
 
 
 def check_one_configuration(numbered: Numbered, path: Path) -> None:

@@ -61,7 +61,7 @@ def load_run(path: Path) -> Run:
     suite, verdicts derived by replay, records of another configuration or suite refused). An
     episode recorded twice keeps its first record, with a warning naming the lines. A missing,
     malformed or empty file is a ReportError naming it."""
-    from ..verify import verify_lines
+    from ..verify import check_suite, verify_lines
 
     path = Path(path)
     episodes = path / "episodes.jsonl"
@@ -76,6 +76,7 @@ def load_run(path: Path) -> Run:
         warnings = []
         if "config" in meta:
             config = run_config(meta, meta_path)
+            check_suite(config, meta_path)
             run = (config.fingerprint, config.suite.checksum)
         else:  # written before runs pinned their configuration: its records must agree among themselves
             warnings.append(

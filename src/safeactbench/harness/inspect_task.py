@@ -34,7 +34,7 @@ from inspect_ai.tool import ToolInfo, ToolParams
 from inspect_ai.util import SandboxEnvironmentSpec
 from pydantic import PrivateAttr
 
-from ..catalog import get_case, played
+from ..catalog import get_case, played, use_suite
 from ..episode import Episode
 from ..evaluator import evaluate
 from ..model import Case, Trajectory
@@ -315,6 +315,7 @@ def safeactbench(
     time_limit: int | None = None,
     tool_choice: str | None = None,
     max_runtime_failures: int = MAX_CONSECUTIVE_FAILURES,
+    suite: str | None = None,
 ) -> Task:
     """SafeActBench. Filters are comma-separated. `samples` names a file of sample ids
     (`CASE|condition|repetition`, one per line) to play instead of the filters: `safeactbench run`
@@ -322,9 +323,12 @@ def safeactbench(
     loop) or a family CLI (`codex-cli`, `claude-code`, `gemini-cli`, `opencode`), which runs in the
     bwrap sandbox unless `sandbox=false`; `time_limit` caps an episode's seconds. `tool_choice`
     (auto, required, none) is sent with every model call of the ReAct loop; after
-    `max_runtime_failures` episodes in a row failed at runtime no new one starts (0: never stop)."""
+    `max_runtime_failures` episodes in a row failed at runtime no new one starts (0: never stop).
+    `suite` is a suite directory (default: $SAFEACTBENCH_SUITE, else the packaged suite)."""
     from .family_cli import FAMILY_CLIS, cli_episode
 
+    if suite is not None:
+        use_suite(Path(suite))
     if harness != "react" and harness not in FAMILY_CLIS:
         raise ValueError(f"harness: unknown {harness!r}; choose from {['react', *FAMILY_CLIS]}")
     protocols, domains, ids, conditions = _split(protocol), _split(domain), _split(cases), _split(condition)

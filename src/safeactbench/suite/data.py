@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..model import Case, ToolSpec, first_error
 from .policy import POLICY_TYPE
 
 SUITE_VERSION = "0.3.0"
+SUITE_NAME = "safeactbench"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 MAX_CASE_BYTES = 2_000_000
 
@@ -65,7 +67,9 @@ def _tools_json(tools: list[ToolSpec]) -> str:
     return hit[1]
 
 
-def write_suite(cases: list[Case], directory: Path = DATA_DIR) -> dict[str, Any]:
+def write_suite(
+    cases: list[Case], directory: Path = DATA_DIR, name: str = SUITE_NAME, version: str = SUITE_VERSION
+) -> dict[str, Any]:
     directory.mkdir(parents=True, exist_ok=True)
     tools: dict[str, list[dict[str, Any]]] = {}
     policies: dict[str, list[dict[str, Any]]] = {}
@@ -87,7 +91,8 @@ def write_suite(cases: list[Case], directory: Path = DATA_DIR) -> dict[str, Any]
     text = json.dumps(policies, indent=1, sort_keys=True, ensure_ascii=False)
     (directory / "policies.json").write_text(text + "\n", encoding="utf-8")
     manifest = {
-        "suite_version": SUITE_VERSION,
+        "suite_name": name,
+        "suite_version": version,
         "cases": len(cases),
         "by_protocol": dict(sorted(Counter(str(c.protocol) for c in cases).items())),
         "by_domain": dict(sorted(Counter(c.domain for c in cases).items())),
@@ -266,11 +271,42 @@ class CaseIndex:
         return _case(where, _case_data(where, line), self._tools, self._policies)
 
 
+SUITE_ENV = "SAFEACTBENCH_SUITE"  # the suite directory this process and its children play (`--suite`)
+SUITE_FILES = ("cases.jsonl", "tools.json", "manifest.json")
+
+
+def suite_dir() -> Path:
+    """The active suite directory: $SAFEACTBENCH_SUITE (set by `--suite DIR`, inherited by the
+    processes a run starts), else the suite shipped with the package."""
+    chosen = os.environ.get(SUITE_ENV)
+    return Path(chosen) if chosen else DATA_DIR
+
+
+def check_suite_dir(directory: Path) -> Path:
+    """`directory` resolved, if it holds a suite (the files `suite build` writes); else a
+    CaseFileError naming what is missing."""
+    if not directory.is_dir():
+        raise CaseFileError(f"{directory}: not a suite directory (expected {', '.join(SUITE_FILES)})")
+    missing = [name for name in SUITE_FILES if not (directory / name).is_file()]
+    if missing:
+        raise CaseFileError(
+            f"{directory}: not a suite directory: no {', '.join(missing)} (see `safeactbench suite build`)"
+        )
+    return directory.resolve()
+
+
 @lru_cache(maxsize=1)
 def load_suite() -> tuple[Case, ...]:
-    """The published suite shipped with the package."""
-    return tuple(read_suite(DATA_DIR))
+    """The active suite (`suite_dir`): by default the published suite shipped with the package."""
+    return tuple(read_suite(suite_dir()))
 
 
 def suite_manifest() -> dict[str, Any]:
-    return json.loads((DATA_DIR / "manifest.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    path = suite_dir() / "manifest.json"
+    try:
+        manifest = json.loads(_read_text(path))
+    except (ValueError, RecursionError) as exc:
+        raise CaseFileError(f"{path}: {_json_error(exc)}") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("sha256"), dict):
+        raise CaseFileError(f"{path}: expected an object with each case's sha256 (as `suite build` writes it)")
+    return manifest
