@@ -14,7 +14,7 @@ from typing import Any
 from .model import Step, Trajectory, Verdict
 
 MAX_FIELDS = 6
-RENDERED = "_rendered"  # the key of a slimmed observation's rendering (`slim_observation`)
+RENDERED_STEP = "_rendered"  # where a slimmed step keeps its rendering (`slim_step`)
 
 
 def _value(value: Any) -> str:
@@ -30,8 +30,6 @@ def _record(record: dict[str, Any]) -> str:
 
 
 def render_observation(observation: dict[str, Any]) -> str:
-    if isinstance(observation.get(RENDERED), str):  # slimmed: rendered already
-        return str(observation[RENDERED])
     status = observation.get("status")
     if status == "ok" and "record" in observation:
         return f"ok {_record(observation['record'])}"
@@ -51,13 +49,17 @@ def render_observation(observation: dict[str, Any]) -> str:
     return str(observation.get("message") or status)
 
 
-def slim_observation(observation: dict[str, Any]) -> dict[str, Any]:
-    """An observation as a report keeps it for many episodes: its status and its rendering, nothing
-    else (render_observation(slim_observation(o)) == render_observation(o))."""
-    return {"status": observation.get("status"), RENDERED: render_observation(observation)}
+def slim_step(step: Step) -> Step:
+    """A step as a report keeps it for many episodes: its place, kind, tool, observation status and
+    its rendering, nothing else (render_step(slim_step(s)) == render_step(s))."""
+    observation = {"status": step.observation.get("status"), RENDERED_STEP: render_step(step)}
+    return Step(index=step.index, kind=step.kind, tool=step.tool, arguments={}, observation=observation)
 
 
 def render_step(step: Step) -> str:
+    rendered = step.observation.get(RENDERED_STEP)
+    if isinstance(rendered, str):  # slimmed: rendered already
+        return rendered
     if isinstance(step.arguments, dict):
         args = ", ".join(f"{k}={_value(v)}" for k, v in step.arguments.items())
     else:

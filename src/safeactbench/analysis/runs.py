@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records import EpisodeRecord, ModelTurn, StoreError, describe_duplicates, one_per_key, read_lines, read_meta
-from ..render import slim_observation
+from ..render import slim_step
 from ..runconfig import current_harness
 from ..store import run_config
 
@@ -101,12 +101,12 @@ def load_run(path: Path) -> Run:
 
 
 def slim(record: EpisodeRecord) -> EpisodeRecord:
-    """A verified record as the report keeps it: each observation only as far as the report renders
-    it (`render.slim_observation`), each model reply only as its place and text-tool-call flag.
-    Everything else (scores, diagnostics, findings, steps and their arguments) is kept whole."""
+    """A verified record as the report keeps it: each step as its kind, tool, status and rendering
+    (`render.slim_step`), each model reply as its place and text-tool-call flag. Everything else
+    (scores, diagnostics, findings) is kept whole."""
     updates: dict[str, Any] = {}
     if record.trajectory is not None:
-        steps = [s.model_copy(update={"observation": slim_observation(s.observation)}) for s in record.trajectory.steps]
+        steps = [slim_step(s) for s in record.trajectory.steps]
         updates["trajectory"] = record.trajectory.model_copy(update={"steps": steps})
     if record.transcript is not None:
         updates["transcript"] = [ModelTurn(text_tool_call=turn.text_tool_call) for turn in record.transcript]
