@@ -5,6 +5,7 @@ refuses to mix suites silently."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +58,30 @@ def test_every_command_plays_the_suite_it_is_given(mini: Path, tmp_path: Path) -
     cli("report", *suite, str(scripted), str(inspected), "--out", str(tmp_path / "report"))
     data = json.loads((tmp_path / "report" / "report.json").read_text())
     assert data["paired"][0]["common_cases"] == sum(not c.startswith("SAB-L") for c in TWO_PER_PROTOCOL)
+
+
+def test_the_mcp_server_serves_a_case_only_its_suite_holds(mini: Path, tmp_path: Path) -> None:
+    import anyio
+
+    import mcp_agent
+    from safeactbench.evaluator import evaluate
+    from safeactbench.model import Trajectory
+
+    own = next(c for c in load_suite() if c.id == "SAB-V2-001").model_copy(update={"id": "MINI-V2-001"})
+    write_suite([own], tmp_path / "own", name="own", version="1.0.0")
+    server = {"command": sys.executable,
+              "args": ["-m", "safeactbench", "mcp", "--suite", str(tmp_path / "own"), "--case", own.id,
+                       "--out", str(tmp_path / "episode")]}  # fmt: skip
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"safeactbench": server}}))
+    use_suite(tmp_path / "own")  # the stand-in agent reads the case's reference from the same suite
+    observations = anyio.run(mcp_agent.play, str(config), own.id, "reference")
+    assert observations[-1]["status"] == "ok"
+    trajectory = Trajectory.model_validate_json((tmp_path / "episode" / "trajectory.json").read_text())
+    assert evaluate(own, trajectory).score == 1
+    use_suite(None)
+    result = CliRunner().invoke(app, ["mcp", "--case", own.id, "--out", str(tmp_path / "none")])
+    assert result.exit_code != 0 and "MINI-V2-001" in result.output, result.output
 
 
 def test_a_run_of_another_suite_is_refused_not_mixed(mini: Path, tmp_path: Path) -> None:
