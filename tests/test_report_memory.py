@@ -17,7 +17,7 @@ from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
 from safeactbench.records import read_lines, read_numbered
 from safeactbench.render import render_episode
-from safeactbench.runconfig import packaged_suite
+from safeactbench.runconfig import active_suite
 from safeactbench.suite.data import load_suite
 from safeactbench.verify import verify_lines, verify_records
 
@@ -51,7 +51,7 @@ def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Pat
     lines[3] = json.dumps(record)
     path.write_text("\n".join(lines) + "\n")
     meta = json.loads((out / "run.json").read_text())
-    run = (meta["config_id"], packaged_suite().checksum)
+    run = (meta["config_id"], active_suite().checksum)
     whole = verify_records(read_numbered(path), path, run=run)
     lined = verify_lines(read_lines(path), path, run=run, keep=slim)
     assert [r.key for r in lined.records] == [r.key for r in whole.records]  # file order, not case order

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from safeactbench.catalog import use_suite
 from safeactbench.cli import app
-from safeactbench.runconfig import packaged_suite
+from safeactbench.runconfig import active_suite
 from safeactbench.store import read_episodes
 from safeactbench.suite.data import load_suite, write_suite
 from served import TWO_PER_PROTOCOL
@@ -39,7 +39,7 @@ def cli(*args: str) -> str:
 
 
 def test_every_command_plays_the_suite_it_is_given(mini: Path, tmp_path: Path) -> None:
-    packaged = packaged_suite().checksum
+    packaged = active_suite().checksum
     suite = ["--suite", str(mini)]
     assert "10 cases lint clean" in cli("validate", *suite)
     assert len(cli("cases", *suite, "--json").splitlines()) == len(TWO_PER_PROTOCOL)

@@ -90,7 +90,7 @@ def use_suite(directory: Path | None) -> None:
     processes it starts ($SAFEACTBENCH_SUITE); everything read from the previous suite is forgotten.
     A directory that holds no suite is a CaseFileError naming what is missing."""
     from .harness.scripted_calls import scripted_calls
-    from .runconfig import packaged_suite
+    from .runconfig import active_suite
 
     chosen = None if directory is None else str(check_suite_dir(directory))
     if os.environ.get(SUITE_ENV) == chosen or (chosen is None and SUITE_ENV not in os.environ):
@@ -101,7 +101,7 @@ def use_suite(directory: Path | None) -> None:
         os.environ[SUITE_ENV] = chosen
     release_suite()
     _index.cache_clear()
-    packaged_suite.cache_clear()
+    active_suite.cache_clear()
     scripted_calls.cache_clear()
 
 

@@ -59,7 +59,7 @@ class SuiteId(BaseModel):
 
 
 @lru_cache(maxsize=1)
-def packaged_suite() -> SuiteId:
+def active_suite() -> SuiteId:
     """The active suite (`suite.data.suite_dir`: the one shipped with the package unless `--suite`
     chose another): name and version from its manifest, and a checksum over the manifest's
     per-case sha256s (the same value as `runner.suite_checksum` over every case, without rehashing
@@ -73,7 +73,7 @@ def packaged_suite() -> SuiteId:
 
 class RunConfig(BaseModel):
     """The pinned configuration of a run (`run.json` → `config`); defaults describe a plain run of
-    the packaged suite, e.g. `RunConfig(agent="reference", harness="scripted")`."""
+    the active suite, e.g. `RunConfig(agent="reference", harness="scripted")`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -90,7 +90,7 @@ class RunConfig(BaseModel):
     conditions: list[str] = Field(default_factory=lambda: ["original"])
     filters: dict[str, str | None] = Field(default_factory=dict, description="--protocol/--domain/--cases")
     prompt_version: str = PROMPT_VERSION
-    suite: SuiteId = Field(default_factory=lambda: packaged_suite())
+    suite: SuiteId = Field(default_factory=lambda: active_suite())
 
     @field_validator("harness", mode="before")
     @classmethod

@@ -23,7 +23,7 @@ from .episode import Episode
 from .evaluator import evaluate
 from .model import Case
 from .public import public_view
-from .runconfig import RunConfig, packaged_suite
+from .runconfig import RunConfig, active_suite
 from .store import EpisodeKey, EpisodeRecord, RunStore
 from .suite.data import canonical_json, case_sha256
 
@@ -93,7 +93,7 @@ def git_commit() -> str | None:
 
 
 def suite_checksum(cases: Iterable[Case]) -> str:
-    """The checksum of a set of cases: sha256 over their sorted sha256s (`runconfig.packaged_suite`)."""
+    """The checksum of a set of cases: sha256 over their sorted sha256s (`runconfig.active_suite`)."""
     return hashlib.sha256(canonical_json(sorted(case_sha256(c) for c in cases)).encode()).hexdigest()
 
 
@@ -102,7 +102,7 @@ def run_metadata(**extra: Any) -> dict[str, Any]:
     return {
         "created_at": now_iso(),
         "package_version": __version__,
-        "suite_version": packaged_suite().version,
+        "suite_version": active_suite().version,
         "git_commit": git_commit(),
         "python": platform.python_version(),
         **extra,

@@ -28,7 +28,7 @@ from .records import (
     parse_line,
     parse_lines,
 )
-from .runconfig import RunConfig, packaged_suite
+from .runconfig import RunConfig, active_suite
 
 
 @dataclass
@@ -143,7 +143,7 @@ def _add(
 
 def check_suite(config: RunConfig, where: Path) -> None:
     """A run is read against the suite it played: the active one (`--suite`) must be it."""
-    active = packaged_suite()
+    active = active_suite()
     played = config.suite
     if played.checksum != active.checksum:
         raise StoreError(
@@ -155,7 +155,7 @@ def check_suite(config: RunConfig, where: Path) -> None:
 
 def check_one_configuration(numbered: Numbered, path: Path) -> None:
     """Records outside a run directory: all of one configuration, and of the installed suite."""
-    suite = packaged_suite().checksum
+    suite = active_suite().checksum
     first: tuple[str, str, str | None, str | None] | None = None
     for number, record in numbered:
         if record.suite_checksum not in (None, suite):

@@ -40,7 +40,7 @@ from ..evaluator import evaluate
 from ..model import Case, Trajectory
 from ..public import public_view
 from ..render import render_findings
-from ..runconfig import RunConfig, packaged_suite
+from ..runconfig import RunConfig, active_suite
 from ..runner import episode_seed, now_iso, run_metadata
 from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
@@ -246,7 +246,7 @@ def evidence_scorer(
             conditions=conditions or ["original"],
             filters=filters or {},
             prompt_version=PROMPT_VERSION,
-            suite=packaged_suite(),
+            suite=active_suite(),
         )
 
     async def score(state: TaskState, target: Target) -> Score:
