@@ -24,6 +24,7 @@ from safeactbench.runconfig import RunConfig
 from safeactbench.runner import Job, missing_record, play_scripted
 from safeactbench.store import EpisodeRecord, RunStore
 from safeactbench.suite.data import load_suite
+from served import TWO_PER_PROTOCOL
 
 AGENTS = ("reference", "eager", "skeptic")
 ALWAYS = ("coverage", "end-reasons", "main", "judgement", "domains", "failure-modes", "evidence", "retrieval",
@@ -237,7 +238,7 @@ def test_harness_pairs_are_formed_within_a_model(runs: dict[str, Path], tmp_path
     """The study's harness comparison: a model against itself on another harness, never across
     models unless asked. A scripted agent is the model it is served as (reference = safeactbench/reference)."""
     inspect_run = tmp_path / "reference-inspect"
-    args = ["run", "--model", "safeactbench/reference", "--protocol", "V1,V2", "--domain", "customer",
+    args = ["run", "--model", "safeactbench/reference", "--cases", ",".join(TWO_PER_PROTOCOL),
             "--max-concurrency", "16", "--out", str(inspect_run), "--no-report"]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -249,8 +250,8 @@ def test_harness_pairs_are_formed_within_a_model(runs: dict[str, Path], tmp_path
         "reference",
         "safeactbench/reference · inspect",
     )
-    played = {c.id for c in load_suite() if c.protocol.value in ("V1", "V2") and c.domain == "customer"}
-    assert pair["common_cases"] == len(played) and pair["delta_points"]["estimate"] == 0.0
+    interactive = [c for c in TWO_PER_PROTOCOL if not c.startswith("SAB-L")]
+    assert pair["common_cases"] == len(interactive) and pair["delta_points"]["estimate"] == 0.0
     assert pair["ci_excludes_zero"] is False
     md = (tmp_path / "harness" / "report.md").read_text()
     assert "| Model | Harness A | Harness B |" in md and "| safeactbench/reference | scripted | inspect |" in md
