@@ -17,7 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .metrics import SUCCESS, ecdf
+from .metrics import SUCCESS
 
 DPI = 110
 PALETTE = (
@@ -184,38 +184,6 @@ def failure_modes(
         ax.set_xlabel("share of cases (%)", fontsize=8)
     axes[0].set_yticks(ys, [wrap(c, 30) for c in configs], fontsize=8)
     _legend_below(fig, axes, ncols=4)
-    return fig
-
-
-@rendered
-def cdf_panels(
-    panels: Mapping[str, Mapping[str, Sequence[float]]],
-    xlabel: str,
-    title: str,
-    xlim: tuple[float, float] | None,
-    colours: Mapping[str, str] | None = None,
-) -> Figure:
-    """One panel per key of `panels`; in each, one empirical CDF per configuration."""
-    n = max(1, len(panels))
-    fig, axes = _new(max(5.0, 3.0 * n), 3.3, ncols=n, sharey=True)
-    names = _names(panels)
-    for ax, (panel, series) in zip(axes, panels.items(), strict=False):
-        for name, values in series.items():
-            if not values:
-                continue
-            xs, ys = ecdf(values)
-            tint = _colour_of(name, colours, names)
-            ax.step([xs[0], *xs], [0.0, *ys], where="post", color=tint, label=wrap(name))
-        ax.set_title(panel)
-        ax.set_xlabel(xlabel)
-        if xlim:
-            pad = 0.02 * (xlim[1] - xlim[0])
-            ax.set_xlim(xlim[0] - pad, xlim[1] + pad)
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("cumulative share")
-    _legend_below(fig, axes)
-    fig.suptitle(title)
     return fig
 
 
