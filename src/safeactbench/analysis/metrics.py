@@ -469,6 +469,12 @@ def cost(records: Iterable[EpisodeRecord]) -> Cost:
     return Cost(len(rs), tokens, per_episode, calls, seconds / len(rs) if rs else None, seconds)
 
 
+def mean_over(values: Mapping[str, float], cases: Iterable[str]) -> float | None:
+    """The mean of `values` over `cases` (None for no case)."""
+    chosen = [values[k] for k in cases]
+    return sum(chosen) / len(chosen) if chosen else None
+
+
 def info_calls_by_case(records: Iterable[EpisodeRecord], outcome: bool | None = None) -> dict[str, float]:
     """Per case: mean information calls over its scored episodes (of the given outcome: True for
     successes, False for failures, None for all)."""

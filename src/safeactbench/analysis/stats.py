@@ -180,20 +180,24 @@ class Bootstrap:
         """Rates (per-unit values in [0, 1]) with their intervals."""
         return self.intervals(self.matrix(rows), rates=True)
 
+    def curve(
+        self, per_case: Mapping[str, Sequence[float]], points: int
+    ) -> tuple[list[float], list[float], list[float]]:
+        """A curve from each case's values at the same `points` points: per point, the mean over
+        cases with its pointwise interval, as (estimates, lows, highs); a missing value (no case)
+        is drawn at 0."""
+        intervals = self.means([{k: v[i] for k, v in per_case.items()} for i in range(points)])
+        return (
+            [iv.estimate or 0.0 for iv in intervals],
+            [iv.low or 0.0 for iv in intervals],
+            [iv.high or 0.0 for iv in intervals],
+        )
+
     def paired_deltas(self, pairs: Sequence[tuple[Mapping[str, float], Mapping[str, float]]]) -> list[Interval]:
         """Mean of a - b over the units both have, with its paired interval, for every pair."""
         a = self.matrix([p[0] for p in pairs])
         b = self.matrix([p[1] for p in pairs])
         return self.intervals(a - b)
-
-
-def band(intervals: Sequence[Interval]) -> tuple[list[float], list[float], list[float]]:
-    """A curve of pointwise intervals as (estimates, lows, highs), a missing value drawn at 0."""
-    return (
-        [iv.estimate or 0.0 for iv in intervals],
-        [iv.low or 0.0 for iv in intervals],
-        [iv.high or 0.0 for iv in intervals],
-    )
 
 
 def mean_interval(

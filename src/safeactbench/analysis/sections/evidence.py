@@ -21,7 +21,6 @@ from ..metrics import (
     premature_action_rate,
     query_costs,
 )
-from ..stats import band
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
@@ -129,7 +128,7 @@ def _curves(
             values = by_case([r for r in ctx.original[x] if r.protocol.value == protocol], xs)
             if not values:
                 continue
-            share, low, high = band(ctx.boot.means([{k: v[i] for k, v in values.items()} for i in range(len(xs))]))
+            share, low, high = ctx.boot.curve(values, len(xs))
             curves.setdefault(protocol, {})[x] = share
             bands.setdefault(protocol, {})[x] = (low, high)
             data.setdefault(protocol, {})[x] = {"cases": len(values), "share": share, "low": low, "high": high}

@@ -19,7 +19,7 @@ from ..metrics import (
     mean_info_calls,
     queried_before_action,
 )
-from ..stats import Bootstrap, band
+from ..stats import Bootstrap
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
@@ -100,9 +100,7 @@ def interventions_section(ctx: Context) -> Section | None:
             info = mean_info_calls(rs, cond)
             affected = affected_queries(rs, tools_by_case)
             by_case = first_action_by_case([r for r in rs if r.case_id in common], cond, max_step)
-            share, low, high = band(
-                boot.means([{k: v[step] for k, v in by_case.items()} for step in range(max_step + 1)])
-            )
+            share, low, high = boot.curve(by_case, max_step + 1)
             timing[c.label][cond] = share
             bands[c.label][cond] = (low, high)
             transitions = decision_transitions(recs, cond) if cond != ORIGINAL else {}

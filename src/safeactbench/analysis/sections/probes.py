@@ -9,8 +9,7 @@ from typing import Any
 
 from .. import figures as fig
 from ..formatting import ci_text, excludes_zero, iv_json, pct, points
-from ..metrics import ORIGINAL, action_by_case, info_calls_by_case
-from ..stats import band
+from ..metrics import ORIGINAL, action_by_case, info_calls_by_case, mean_over
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 from .interventions import v1_cases
@@ -62,7 +61,7 @@ def probes_section(ctx: Context) -> Section | None:
     for i, (x, probe) in enumerate(keys):
         cases, base = matched[(x, probe)], BASELINE[probe]
         action, calls = deltas[2 * i].scaled(100.0), deltas[2 * i + 1]
-        mean = {cond: [_mean(per_config[x][cond][j], cases) for j in (0, 1)] for cond in (probe, base)}
+        mean = {cond: [mean_over(per_config[x][cond][j], cases) for j in (0, 1)] for cond in (probe, base)}
         clear = "best" if excludes_zero(action) else None
         rows.append(
             [
@@ -139,15 +138,11 @@ def _retrieval_curves(
             for r in records:
                 if r.condition == cond and r.case_id in common and r.verdict:
                     calls.setdefault(r.case_id, []).append(r.verdict.diagnostics.info_calls)
-            rows = [{k: sum(n <= step for n in v) / len(v) for k, v in calls.items()} for step in range(most + 1)]
-            share, low, high = band(ctx.boot.means(rows))
+            within = {k: [sum(n <= step for n in v) / len(v) for step in range(most + 1)] for k, v in calls.items()}
+            share, low, high = ctx.boot.curve(within, most + 1)
             curves.setdefault(c.label, {})[cond] = share
             bands.setdefault(c.label, {})[cond] = (low, high)
     return curves, bands
-
-
-def _mean(values: dict[str, float], cases: set[str]) -> float | None:
-    return sum(values[k] for k in cases) / len(cases) if cases else None
 
 
 def _calls(value: float | None) -> str:

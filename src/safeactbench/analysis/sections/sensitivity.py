@@ -8,7 +8,7 @@ from typing import Any
 
 from ...interventions import STOP_TWINS
 from ..formatting import ci_text, excludes_zero, iv_json, pct, points
-from ..metrics import ORIGINAL, action_by_case
+from ..metrics import ORIGINAL, action_by_case, mean_over
 from ..structure import Cell, Section, Table
 from .context import Context
 
@@ -58,7 +58,7 @@ def sensitivity_section(ctx: Context) -> Section:
                     (reduction[b.label], reduction[a.label]),
                 ]
                 sides = (("a", a.label), ("b", b.label))
-                action = {side: {cond: _mean(acts[(label, cond)], common) for cond in (ORIGINAL, condition)}
+                action = {side: {cond: mean_over(acts[(label, cond)], common) for cond in (ORIGINAL, condition)}
                           for side, label in sides}  # fmt: skip
                 cells[key] = {"cases": len(common), "action": action}
     deltas = [d.scaled(100.0) for d in ctx.boot.paired_deltas(values)] if values else []
@@ -115,7 +115,3 @@ def sensitivity_section(ctx: Context) -> Section:
         )
     )
     return section
-
-
-def _mean(values: dict[str, float], cases: set[str]) -> float:
-    return sum(values[k] for k in cases) / len(cases)
