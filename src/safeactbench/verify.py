@@ -81,10 +81,10 @@ def verify_records(
     """Verify every record of an episodes file. `run` = (config fingerprint, suite checksum) of the
     run the file belongs to: every record must carry both. Duplicates (a finished episode recorded
     twice) are an error unless `allow_duplicates`, which keeps the first and returns the lines."""
-    kept = _kept(numbered, path, run, allow_duplicates)
-    result = Verified(records=[], duplicates=kept[1])
-    for number, record in kept[0]:
-        _add(result, number, record, verify_record(record, f"{path}:{number}"), lambda r: r)
+    kept, duplicates = _kept(numbered, path, run, allow_duplicates)
+    result = Verified(records=[], duplicates=duplicates)
+    for number, record in kept:
+        result.records.append(_verified(result, number, record, verify_record(record, f"{path}:{number}"), lambda r: r))
     return result
 
 
@@ -102,15 +102,13 @@ def verify_lines(
     `keep` (e.g. to drop what the caller does not need) before the next. Memory grows with what
     `keep` returns, not with the records. The lines are replayed case by case, each case parsed
     when first needed (`catalog.indexed_case`); the records come back in file order."""
-    kept = _kept(parse_lines(path, lines, drop=IDENTITY), path, run, allow_duplicates, cases=False)
-    result = Verified(records=[], duplicates=kept[1])
-    by_case = sorted(kept[0], key=lambda item: (item[1].case_id, item[1].condition, item[0]))
-    for number, _ in by_case:
+    kept, duplicates = _kept(parse_lines(path, lines, drop=IDENTITY), path, run, allow_duplicates, cases=False)
+    result = Verified(records=[], duplicates=duplicates)
+    verified: dict[int, EpisodeRecord] = {}
+    for number, _ in sorted(kept, key=lambda item: (item[1].case_id, item[1].condition, item[0])):
         record = parse_line(path, number, lines[number - 1])
-        _add(result, number, record, verify_record(record, f"{path}:{number}", lookup), keep)
-    order = {number: position for position, (number, _) in enumerate(kept[0])}
-    numbers = [number for number, _ in by_case]
-    result.records = [r for _, r in sorted(zip(numbers, result.records, strict=True), key=lambda p: order[p[0]])]
+        verified[number] = _verified(result, number, record, verify_record(record, f"{path}:{number}", lookup), keep)
+    result.records = [verified[number] for number, _ in kept]  # back in file order
     result.changed.sort(key=lambda change: change[0])
     return result
 
@@ -128,17 +126,18 @@ def _kept(
     return kept, duplicates
 
 
-def _add(
+def _verified(
     result: Verified,
     number: int,
     record: EpisodeRecord,
     derived: EpisodeRecord,
     keep: Callable[[EpisodeRecord], EpisodeRecord],
-) -> None:
+) -> EpisodeRecord:
+    """`keep(derived)`, noting in `result.changed` a stored record whose claims the replay changed."""
     kept = keep(derived)
-    result.records.append(kept)
     if _claims(record) != _claims(derived):
         result.changed.append((number, keep(record), kept))
+    return kept
 
 
 def check_suite(config: RunConfig, where: Path) -> None:
