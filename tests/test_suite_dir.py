@@ -5,6 +5,8 @@ refuses to mix suites silently."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +18,7 @@ from safeactbench.catalog import use_suite
 from safeactbench.cli import app
 from safeactbench.runconfig import active_suite
 from safeactbench.store import read_episodes
-from safeactbench.suite.data import load_suite, write_suite
+from safeactbench.suite.data import SUITE_ENV, load_suite, write_suite
 from served import TWO_PER_PROTOCOL
 
 EDITED = "SAB-V1-001"
@@ -61,9 +63,6 @@ def test_every_command_plays_the_suite_it_is_given(mini: Path, tmp_path: Path) -
 
 
 def test_the_mcp_server_serves_a_case_only_its_suite_holds(mini: Path, tmp_path: Path) -> None:
-    import anyio
-
-    import mcp_agent
     from safeactbench.evaluator import evaluate
     from safeactbench.model import Trajectory
 
@@ -74,14 +73,15 @@ def test_the_mcp_server_serves_a_case_only_its_suite_holds(mini: Path, tmp_path:
                        "--out", str(tmp_path / "episode")]}  # fmt: skip
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"safeactbench": server}}))
-    use_suite(tmp_path / "own")  # the stand-in agent reads the case's reference from the same suite
-    observations = anyio.run(mcp_agent.play, str(config), own.id, "reference")
-    assert observations[-1]["status"] == "ok"
+    # the stand-in CLI agent (an MCP SDK client in its own process) reads the case's reference from the same suite
+    agent = Path(__file__).parent / "mcp_agent.py"
+    env = {**os.environ, SUITE_ENV: str(tmp_path / "own")}
+    done = subprocess.run([sys.executable, str(agent), str(config), own.id], env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
     trajectory = Trajectory.model_validate_json((tmp_path / "episode" / "trajectory.json").read_text())
-    assert evaluate(own, trajectory).score == 1
-    use_suite(None)
+    assert trajectory.end_reason == "submitted" and evaluate(own, trajectory).score == 1
     result = CliRunner().invoke(app, ["mcp", "--case", own.id, "--out", str(tmp_path / "none")])
-    assert result.exit_code != 0 and "MINI-V2-001" in result.output, result.output
+    assert result.exit_code != 0 and "MINI-V2-001" in result.output, result.output  # the packaged suite lacks it
 
 
 def test_a_run_of_another_suite_is_refused_not_mixed(mini: Path, tmp_path: Path) -> None:
