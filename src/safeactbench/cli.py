@@ -798,17 +798,60 @@ def write_suite_report(path: Path) -> None:
 # ---------------------------------------------------------------------------------------- suite
 
 
+@suite_app.command("new")
+def suite_new(
+    directory: Annotated[Path, typer.Argument(help="the new suite folder (must not exist or be empty)")],
+) -> None:
+    """Start your own suite: DIR/families with an example domain (tools, policies, one family)."""
+    from .suite.families import FamiliesError, scaffold
+
+    try:
+        families = scaffold(directory)
+    except (FamiliesError, OSError) as exc:
+        raise fail(str(exc)) from None
+    console.print(f"wrote the example domain to {families}")
+    console.print(
+        f"next: safeactbench suite build --from {families}\n"
+        f"      safeactbench validate --suite {directory}\n"
+        f"      safeactbench run --suite {directory} --agent reference --out runs/mine"
+    )
+
+
 @suite_app.command("build")
 def suite_build(
-    out: Annotated[Path | None, typer.Option(help="directory to write (default: the package data)")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="directory to write (default: the folder holding --from, else the package data)"),
+    ] = None,
+    from_dir: Annotated[
+        Path | None,
+        typer.Option("--from", help="a families folder (as `suite new` writes it); default: the packaged domains"),
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="the suite's name in its manifest (default: the folder's)")] = None,
+    suite_version: Annotated[str, typer.Option(help="the suite's version in its manifest (with --from)")] = "0.1.0",
 ) -> None:
-    """Rebuild the suite deterministically from its scenario families."""
+    """Build a suite deterministically from scenario families: the packaged ones, or yours (--from)."""
     from .suite.build import build_suite
-    from .suite.data import DATA_DIR, write_suite
-    from .suite.domains import DOMAINS
+    from .suite.data import DATA_DIR, SUITE_NAME, SUITE_VERSION, write_suite
+    from .suite.families import FamiliesError, load_domains
 
-    manifest = write_suite(build_suite(DOMAINS), out or DATA_DIR)
-    console.print(f"wrote {manifest['cases']} cases (suite {manifest['suite_version']}) to {out or DATA_DIR}")
+    if from_dir is None:
+        from .suite.domains import DOMAINS
+
+        domains, target, label, version = DOMAINS, out or DATA_DIR, SUITE_NAME, SUITE_VERSION
+    else:
+        target = out or from_dir.resolve().parent
+        label, version = name or target.resolve().name, suite_version
+        try:
+            domains = load_domains(from_dir)
+        except FamiliesError as exc:
+            raise fail(f"--from: {exc}") from None
+    try:
+        cases = build_suite(domains)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    manifest = write_suite(cases, target, name=label, version=version)
+    console.print(f"wrote {manifest['cases']} cases (suite {label} {version}) to {target}")
     console.print(manifest["by_protocol"], manifest["by_domain"])
 
 

@@ -55,11 +55,14 @@ class Slot:
 
 def plan(domain: Domain) -> Iterator[Slot]:
     """Distribute each protocol's count over the families that serve it, round robin."""
+    counts = domain.composition if domain.composition is not None else COMPOSITION.get(domain.name)
+    if counts is None:
+        raise ValueError(f"domain {domain.name!r}: no composition (cases per protocol) declared")
     for protocol in PROTOCOL_ORDER:
         serving = [f for f in domain.families if protocol in f.protocols]
-        if not serving:
+        if not serving and counts.get(protocol, 0):
             raise ValueError(f"domain {domain.name!r}: no family serves {protocol}")
-        for k in range(COMPOSITION[domain.name][protocol]):
+        for k in range(counts.get(protocol, 0)):
             yield Slot(domain, serving[k % len(serving)], protocol, k // len(serving), k % len(serving))
 
 
@@ -142,5 +145,10 @@ def build_suite(domains: list[Domain]) -> list[Case]:
     cases: list[Case] = []
     for protocol in PROTOCOL_ORDER:
         for n, slot in enumerate(slots[protocol], start=1):
-            cases.append(build_case(slot, f"{ID_PREFIX[protocol]}-{n:03d}"))
+            case_id = f"{ID_PREFIX[protocol]}-{n:03d}"
+            try:
+                cases.append(build_case(slot, case_id))
+            except Exception as exc:  # an author's family failed: name it and the slot it was filling
+                where = f"family {slot.domain.name}/{slot.family.name}, {protocol} #{slot.ordinal} ({case_id})"
+                raise ValueError(f"{where}: {type(exc).__name__}: {exc}") from exc
     return cases

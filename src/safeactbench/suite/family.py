@@ -41,6 +41,8 @@ class Domain:
     policies: list[Policy] = field(default_factory=list)
     world_size: tuple[int, int] | None = (40, 64)  # records per world, background included (None: scenario only)
     now: str = "2026-03-10T09:00:00Z"  # the latest case time: cases spread over the year before it
+    # cases per protocol; None: the packaged suite's composition table (suite.build.COMPOSITION)
+    composition: dict[Protocol, int] | None = None
 
     @property
     def case_tools(self) -> list[ToolSpec]:
