@@ -19,6 +19,7 @@ from safeactbench.cli import app
 from safeactbench.evaluator import evaluate
 from safeactbench.model import Trajectory
 from safeactbench.store import read_episodes
+from safeactbench.suite.build import build_suite
 from safeactbench.suite.data import SUITE_ENV, read_suite
 from safeactbench.suite.families import FamiliesError, load_domains
 
@@ -55,7 +56,9 @@ def authored(tmp_path: Path) -> Iterator[Path]:
 
 def test_a_new_suite_with_two_families_plays_on_every_command(authored: Path, tmp_path: Path) -> None:
     cases = read_suite(authored)
+    assert cases == build_suite(load_domains(authored / "families"))  # written and read back, case for case
     assert {c.family for c in cases} == {"loan_renewal", "kiosk_renewal"}
+    assert {len(c.tools) for c in cases} == {9, 11}  # one domain, two tool lists: V3 cases add the fee tools
     assert {str(c.protocol) for c in cases} == {"Legacy", "V0", "V1", "V2", "V3"}
     suite = ["--suite", str(authored)]
     assert "lint clean; reference solutions 58/58" in cli("validate", *suite, "--conditions", "all")

@@ -1,7 +1,9 @@
 """The published suite: versioned JSONL package data with a manifest of checksums.
 
 Layout of a suite directory: `cases.jsonl` (one case per line, without its domain's tools and
-policy records), `tools.json` (each domain's tool list, stored once), `policies.json` (each
+policy records), `tools.json` (each domain's tool list, stored once: the list most of its cases
+offer; a case that narrows or extends it is stored whole: its own `tools` and all its records in
+its line), `policies.json` (each
 domain's operating-policy records, stored once and appended to every case's records on load;
 optional) and `manifest.json` (suite version, counts, per-case sha256 over the self-contained
 case). Published cases are never edited silently: any change to their bytes must come with a new
@@ -67,19 +69,31 @@ def _tools_json(tools: list[ToolSpec]) -> str:
     return hit[1]
 
 
+def _shared_tools(dumped: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each domain's tool list as tools.json stores it: the list most of its cases offer (the first
+    such, on a tie)."""
+    counts: dict[str, Counter[str]] = {}
+    lists: dict[str, list[dict[str, Any]]] = {}
+    for case in dumped:
+        text = canonical_json(case["tools"])
+        counts.setdefault(case["domain"], Counter())[text] += 1
+        lists.setdefault(text, case["tools"])
+    return {domain: lists[count.most_common(1)[0][0]] for domain, count in counts.items()}
+
+
 def write_suite(
     cases: list[Case], directory: Path = DATA_DIR, name: str = SUITE_NAME, version: str = SUITE_VERSION
 ) -> dict[str, Any]:
     directory.mkdir(parents=True, exist_ok=True)
-    tools: dict[str, list[dict[str, Any]]] = {}
     policies: dict[str, list[dict[str, Any]]] = {}
+    all_dumped = [case.model_dump(mode="json") for case in cases]
+    tools = _shared_tools(all_dumped)
     lines = []
-    for case in cases:
-        dumped = case.model_dump(mode="json")
-        tools.setdefault(case.domain, dumped["tools"])
+    for case, dumped in zip(cases, all_dumped, strict=True):
         if dumped["tools"] != tools[case.domain]:
-            raise ValueError(f"{case.id}: its tool list differs from the rest of domain {case.domain!r}")
-        del dumped["tools"]
+            lines.append(canonical_json(dumped))  # a tool list of its own: the case is stored whole
+            continue
+        del dumped["tools"]  # the domain's list, stored once in tools.json
         own = [r for r in dumped["records"] if r["type"] != POLICY_TYPE]
         shared = dumped["records"][len(own) :]
         if own + shared != dumped["records"] or policies.setdefault(case.domain, shared) != shared:
@@ -170,11 +184,15 @@ def _read_policies_json(directory: Path) -> dict[str, list[Any]]:
 
 
 def _case(where: str, data: dict[str, Any], tools: dict[str, list[ToolSpec]], policies: dict[str, list[Any]]) -> Case:
-    domain_tools = tools.get(str(data.get("domain")))
+    """One case of a suite: its line, with its domain's tools and policy records unless it is stored
+    whole."""
+    if "tools" in data:  # stored whole (tools and records)
+        domain_tools, shared = data["tools"], []
+    else:
+        domain_tools, shared = tools.get(str(data.get("domain"))), policies.get(str(data.get("domain")), [])
     if domain_tools is None:
         raise CaseFileError(f"{where}: field domain: no tools for domain {data.get('domain')!r}")
     records = data.get("records")
-    shared = policies.get(str(data.get("domain")), [])
     if isinstance(records, list) and shared:
         data = {**data, "records": [*records, *shared]}
     try:

@@ -120,6 +120,15 @@ class Draft:
             value = rec.id if field_name == "id" else rec.fields[field_name]
         self.context.append(ContextFact(ref=rec.ref, field=field_name, value=value))
 
+    def use_tools(self, *, add: Sequence[ToolSpec] = (), drop: Sequence[str] = ()) -> None:
+        """This case offers other tools than its domain: without those named in `drop`, with `add`
+        (a tool of the same name replaces the domain's)."""
+        unknown = sorted(set(drop) - {t.name for t in self.tools})
+        if unknown:
+            raise ValueError(f"{self.family}: cannot drop {unknown}: the case has no such tool")
+        replaced = {t.name for t in add} | set(drop)
+        self.tools = [t for t in self.tools if t.name not in replaced] + list(add)
+
     def pick(self, options: Sequence[T]) -> T:
         return self.rng.choice(options)
 
