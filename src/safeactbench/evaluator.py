@@ -30,6 +30,7 @@ from .model import (
     Finding,
     Gate,
     OutcomeCode,
+    Param,
     Protocol,
     Requirement,
     ResultRef,
@@ -39,6 +40,8 @@ from .model import (
     Verdict,
     first_error,
     make_ref,
+    resolve_results,
+    result_refs,
 )
 from .values import describe, extent_problem, json_equal, text_extent_problem, values_equal
 from .world import InvalidArguments, id_text, parse_arguments
@@ -90,8 +93,8 @@ class _Replay:
         self.findings.append(Finding(code=code, step=step, action=action, check=check, detail=detail))
 
     # -- references --------------------------------------------------------------------------
-    def resolve_ref(self, ref: DynamicRef | str) -> str | None:
-        if isinstance(ref, str):
+    def resolve_ref(self, ref: DynamicRef | str | None) -> str | None:
+        if ref is None or isinstance(ref, str):
             return ref
         value = self.result_value(ref.id)
         return None if value is None else make_ref(ref.type, str(value))
@@ -277,12 +280,16 @@ def _check_action(state: _Replay, step: Step) -> None:
     assert tool is not None and isinstance(tool.effect, ActionEffect)
     effect = tool.effect
     args = _parsed_args(step)
-    got_target = make_ref(effect.target_type, id_text(args.get(effect.target_param)))
+    got_target = (
+        make_ref(effect.target_type, id_text(args.get(effect.target_param)))
+        if effect.target_type is not None and effect.target_param is not None
+        else None
+    )
     action = _match(state, candidates, got_target, args)
     if state.first_attempt_action is None and state.first_attempt == step.index:
         state.first_attempt_action = action.id if action else None
     if action is None:
-        _report_unmatched(state, step, candidates, got_target, effect.target_param, args)
+        _report_unmatched(state, step, candidates, str(got_target), effect.target_param or "", args)
         return
     if action.id in state.executed:
         state.add(
@@ -335,16 +342,18 @@ def _check_action(state: _Replay, step: Step) -> None:
 
 
 def _match(
-    state: _Replay, candidates: list[ExpectedAction], got_target: str, args: dict[str, Any]
+    state: _Replay, candidates: list[ExpectedAction], got_target: str | None, args: dict[str, Any]
 ) -> ExpectedAction | None:
     """The candidate whose (resolved) target is the called target. When several share tool and
     target, prefer one not yet executed, whose predecessors are done, whose arguments match."""
     hits = [a for a in candidates if state.resolve_ref(a.target) == got_target]
+    tool = state.case.tool(candidates[0].tool)
+    params = {p.name: p for p in tool.params} if tool else {}
 
     def preference(a: ExpectedAction) -> tuple[bool, bool, int]:
         preds_missing = any(p not in state.executed for p in a.after)
         mismatches = sum(
-            not values_equal(args.get(name), state.result_value(v) if isinstance(v, ResultRef) else v)
+            not _argument_equal(params.get(name), args.get(name), resolve_results(v, state.result_value))
             for name, v in a.arguments.items()
         )
         return (a.id in state.executed, preds_missing, mismatches)
@@ -391,11 +400,26 @@ def _report_unmatched(
     )
 
 
+def _argument_equal(param: Param | None, got: Any, expected: Any) -> bool:
+    """An argument against its expected value, as its parameter declares (SPEC §3): an 'unordered'
+    array as a multiset, everything else by JSON value."""
+    if param is not None and param.match == "unordered" and isinstance(got, list) and isinstance(expected, list):
+        rest = list(expected)
+        for item in got:
+            hit = next((i for i, e in enumerate(rest) if values_equal(item, e)), None)
+            if hit is None:
+                return False
+            del rest[hit]
+        return not rest
+    return values_equal(got, expected)
+
+
 def _check_arguments(
-    state: _Replay, step: Step, action: ExpectedAction, args: dict[str, Any], target_param: str
+    state: _Replay, step: Step, action: ExpectedAction, args: dict[str, Any], target_param: str | None
 ) -> None:
     tool = state.case.tool(action.tool)
     assert tool is not None
+    params = {p.name: p for p in tool.params}
     harmless = {p.name for p in tool.params if p.harmless}
     for name, expected in action.arguments.items():
         if name == target_param:
@@ -414,7 +438,9 @@ def _check_arguments(
                     f"{expected.result_of} ({describe(actual)})",
                     action.id,
                 )
-        elif not values_equal(got, expected):
+        elif any(r.result_of not in state.executed for r in result_refs(expected)):
+            continue  # a result it embeds is not there yet: already a dependency violation
+        elif not _argument_equal(params.get(name), got, resolve_results(expected, state.result_value)):
             state.add(
                 C.ARGUMENT_MISMATCH,
                 step.index,
@@ -422,7 +448,7 @@ def _check_arguments(
                 f"argument '{name}'={describe(got)} does not match expected {describe(expected)}",
                 action.id,
             )
-    for name in sorted(set(args) - set(action.arguments) - harmless - {target_param}):
+    for name in sorted(set(args) - set(action.arguments) - harmless - {target_param or ""}):
         state.add(
             C.ARGUMENT_MISMATCH,
             step.index,

@@ -9,9 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 JSONValue = Any  # a JSON value (str, number, bool, None, list, dict)
 
@@ -25,6 +33,18 @@ def first_error(exc: ValidationError, root: str = "(root)") -> str:
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # fields added after the suite was published: written only when set, so published case bytes
+    # (and their checksums) stay what they were
+    OPTIONAL_FIELDS: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in self.OPTIONAL_FIELDS:
+            if name in data and data[name] == type(self).model_fields[name].get_default(call_default_factory=True):
+                del data[name]
+        return data
 
 
 class Protocol(StrEnum):
@@ -105,18 +125,39 @@ def split_ref(ref: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------- tools
 
 
+ScalarType = Literal["string", "number", "integer", "boolean"]
+
+
 class Param(_Model):
-    """One tool parameter. Tools take flat objects of scalar parameters (SPEC §3)."""
+    """One tool parameter: a scalar, an object, or an array of scalars or objects (SPEC §3)."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    type: Literal["string", "number", "integer", "boolean"]
+    type: Literal["string", "number", "integer", "boolean", "object", "array"]
     description: str
     required: bool = True
     enum: list[str] | None = None
+    items: Literal["string", "number", "integer", "boolean", "object"] | None = Field(
+        default=None, description="array: the type of its elements"
+    )
+    match: Literal["exact", "unordered"] = Field(
+        default="exact",
+        description="how the evaluator compares it with the expected value: 'exact' JSON equality (objects by "
+        "keys, arrays in order), 'unordered' an array as a multiset",
+    )
     harmless: bool = Field(
         default=False,
         description="may be passed although the expected action does not name it (e.g. an idempotency key)",
     )
+
+    OPTIONAL_FIELDS = frozenset({"items", "match"})
+
+    @model_validator(mode="after")
+    def _shape(self) -> Param:
+        if (self.type == "array") != (self.items is not None):
+            raise ValueError(f"parameter {self.name!r}: 'items' is given for arrays, and only for them")
+        if self.match == "unordered" and self.type != "array":
+            raise ValueError(f"parameter {self.name!r}: only an array can be matched 'unordered'")
+        return self
 
 
 class Operand(_Model):
@@ -158,10 +199,16 @@ class CreateSpec(_Model):
 
 
 class InfoEffect(_Model):
-    """Read-only semantics: `get` one record by id, or `search` records by field filters."""
+    """Read-only semantics: `get` one record by id, or `search` records by field filters.
+
+    A `candidates` search answers like a lookup service: when the filters given (none, or some)
+    match records of several argument sets, it returns those argument sets for the agent to refine
+    (`candidates`), not the records; when they match one, it returns its records. A search with
+    `page_param` returns `limit` records per page."""
 
     op: Literal["get", "search"]
     record_type: str
+    other_types: list[str] = Field(default_factory=list, description="further record types it reads")
     id_param: str | None = Field(default=None, description="get: the parameter holding the id")
     filters: dict[str, str] = Field(
         default_factory=dict, description="search: parameter name -> record field it matches"
@@ -171,6 +218,10 @@ class InfoEffect(_Model):
     )
     projection: list[str] | None = Field(default=None, description="fields returned; None returns every field")
     limit: int = 20
+    candidates: bool = Field(default=False, description="search: several matching argument sets -> candidates")
+    page_param: str | None = Field(default=None, description="search: the parameter holding the page (from 1)")
+
+    OPTIONAL_FIELDS = frozenset({"other_types", "candidates", "page_param"})
 
     @model_validator(mode="after")
     def _shape(self) -> InfoEffect:
@@ -180,12 +231,17 @@ class InfoEffect(_Model):
             raise ValueError("a search tool needs at least one filter")
         return self
 
+    @property
+    def record_types(self) -> tuple[str, ...]:
+        return (self.record_type, *self.other_types)
+
 
 class ActionEffect(_Model):
-    """State-changing semantics. Every consequential tool acts on one existing target record."""
+    """State-changing semantics: a consequential tool acts on one existing target record, or - with
+    no target - only creates records and returns results (a receipt, a filed document)."""
 
-    target_type: str
-    target_param: str
+    target_type: str | None = None
+    target_param: str | None = None
     references: dict[str, str] = Field(default_factory=dict, description="parameter -> record type that must exist")
     expected_version_param: str | None = Field(
         default=None, description="optimistic concurrency: must equal the target's version"
@@ -193,6 +249,21 @@ class ActionEffect(_Model):
     invariants: list[Invariant] = Field(default_factory=list)
     sets: dict[str, Operand] = Field(default_factory=dict, description="target field updates")
     creates: CreateSpec | None = None
+    returns: list[str] = Field(
+        default_factory=list, description="further result keys, each a fresh identifier (e.g. 'receipt_id')"
+    )
+
+    OPTIONAL_FIELDS = frozenset({"returns"})
+
+    @model_validator(mode="after")
+    def _target(self) -> ActionEffect:
+        if (self.target_type is None) != (self.target_param is None):
+            raise ValueError("an action names both target_type and target_param, or neither")
+        if self.target_type is None and (self.sets or self.expected_version_param):
+            raise ValueError("an action without a target cannot set its fields or check its version")
+        if self.target_type is None and self.creates is None and not self.returns:
+            raise ValueError("an action without a target must create a record or return a result")
+        return self
 
 
 class ToolSpec(_Model):
@@ -210,9 +281,9 @@ class ToolSpec(_Model):
         names = {p.name for p in self.params}
         declared: set[str] = set()
         if isinstance(self.effect, InfoEffect):
-            declared = set(self.effect.filters) | {self.effect.id_param or ""}
+            declared = set(self.effect.filters) | {self.effect.id_param or "", self.effect.page_param or ""}
         else:
-            declared = {self.effect.target_param, *self.effect.references}
+            declared = {self.effect.target_param or "", *self.effect.references}
             declared |= {self.effect.expected_version_param or ""}
         missing = (declared - {""}) - names
         if missing:
@@ -230,6 +301,8 @@ def params_schema(params: list[Param]) -> dict[str, Any]:
         prop: dict[str, Any] = {"type": p.type, "description": p.description}
         if p.enum is not None:
             prop["enum"] = list(p.enum)
+        if p.items is not None:
+            prop["items"] = {"type": p.items}
         properties[p.name] = prop
     return {
         "type": "object",
@@ -263,6 +336,40 @@ class ResultRef(_Model):
 
 
 ArgValue = Annotated[ResultRef | JSONValue, Field(union_mode="left_to_right")]
+
+
+def _as_result_ref(value: Any) -> ResultRef | None:
+    """A result reference written inside an object or array argument: `{"result_of": .., "key": ..}`."""
+    if isinstance(value, ResultRef):
+        return value
+    if (
+        isinstance(value, dict)
+        and set(value) == {"result_of", "key"}
+        and all(isinstance(v, str) for v in value.values())
+    ):
+        return ResultRef(result_of=value["result_of"], key=value["key"])
+    return None
+
+
+def result_refs(value: Any) -> list[ResultRef]:
+    """Every result reference in an argument value, at any depth."""
+    ref = _as_result_ref(value)
+    if ref is not None:
+        return [ref]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [r for item in items for r in result_refs(item)]
+
+
+def resolve_results(value: Any, lookup: Any) -> Any:
+    """`value` with every result reference replaced by `lookup(ref)` (what that action returned)."""
+    ref = _as_result_ref(value)
+    if ref is not None:
+        return lookup(ref)
+    if isinstance(value, dict):
+        return {k: resolve_results(v, lookup) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_results(v, lookup) for v in value]
+    return value
 
 
 class DynamicRef(_Model):
@@ -315,7 +422,7 @@ class Requirement(_Model):
 class ExpectedAction(_Model):
     id: str
     tool: str
-    target: RefSpec
+    target: RefSpec | None = Field(description="the record it acts on; None for a tool without a target")
     arguments: dict[str, ArgValue]
     requires: list[str] = Field(default_factory=list, description="requirement ids")
     after: list[str] = Field(default_factory=list, description="predecessor action ids")

@@ -171,14 +171,22 @@ def _shown(value: Any) -> str:
     return number_text(value) if is_number(value) else repr(value)
 
 
-def _type_ok(param: Param, value: Any) -> bool:
-    if param.type == "string":
+def _type_ok(kind: str, value: Any) -> bool:
+    if kind == "string":
         return isinstance(value, str)
-    if param.type == "boolean":
+    if kind == "boolean":
         return isinstance(value, bool)
-    if param.type == "integer":
+    if kind == "integer":
         return is_number(value) and float(value).is_integer()
+    if kind == "object":
+        return isinstance(value, dict)
     return is_number(value)
+
+
+def _param_ok(param: Param, value: Any) -> bool:
+    if param.type == "array":
+        return isinstance(value, list) and all(_type_ok(param.items or "", item) for item in value)
+    return _type_ok(param.type, value)
 
 
 def validate_arguments(tool_name: str, params: list[Param], args: dict[str, Any]) -> dict[str, Any]:
@@ -194,8 +202,9 @@ def validate_arguments(tool_name: str, params: list[Param], args: dict[str, Any]
                 raise InvalidArguments(f"missing required argument {p.name!r} ({p.type})")
             continue
         value = args[p.name]
-        if not _type_ok(p, value):
-            raise InvalidArguments(f"argument {p.name!r} must be a {p.type}, got {_type_name(value)}")
+        if not _param_ok(p, value):
+            kind = f"array of {p.items}" if p.type == "array" else p.type
+            raise InvalidArguments(f"argument {p.name!r} must be a {kind}, got {_type_name(value)}")
         if p.enum is not None and value not in p.enum:
             raise InvalidArguments(f"argument {p.name!r} must be one of {p.enum}, got {_shown(value)}")
         out[p.name] = int(value) if p.type == "integer" else value
@@ -264,20 +273,25 @@ class World:
                 return error("NOT_FOUND", f"no {effect.record_type} with id {_shown(record_id)}")
             return {"status": "ok", "record": live.render(effect.projection)}
         given = {param: args[param] for param in effect.filters if param in args}
-        if not given:
+        if not given and not effect.candidates:
             return error("INVALID_ARGUMENTS", f"{tool.name} needs at least one of {sorted(effect.filters)}")
         hits = [
             live
             for live in self._records.values()
-            if live.type == effect.record_type
+            if live.type in effect.record_types
             and all(_matches(live.fields.get(effect.filters[p]), v, effect.match) for p, v in given.items())
         ]
-        hits.sort(key=lambda live: live.id)
-        shown = hits[: effect.limit]
+        hits.sort(key=lambda live: (live.type, live.id))
+        if effect.candidates:
+            options = _argument_sets(hits, effect.filters)
+            if len(options) > 1:  # several lookups fit: the agent refines its arguments
+                return {"status": "ok", "count": len(options), "candidates": _page(options, effect, args)[0]}
+        shown, paging = _page(hits, effect, args)
         return {
             "status": "ok",
             "count": len(hits),
-            "truncated": len(hits) > len(shown),
+            "truncated": len(hits) > len(shown) and not paging,
+            **paging,
             "records": [live.render(effect.projection) for live in shown],
         }
 
@@ -285,14 +299,16 @@ class World:
     def act(self, tool: ToolSpec, args: dict[str, Any]) -> Observation:
         effect = tool.effect
         assert isinstance(effect, ActionEffect)
-        target = self._records.get(make_ref(effect.target_type, id_text(args[effect.target_param])))
-        if target is None:
-            return rejected("NOT_FOUND", f"no {effect.target_type} with id {_shown(args[effect.target_param])}")
+        target = None
+        if effect.target_type is not None and effect.target_param is not None:
+            target = self._records.get(make_ref(effect.target_type, id_text(args[effect.target_param])))
+            if target is None:
+                return rejected("NOT_FOUND", f"no {effect.target_type} with id {_shown(args[effect.target_param])}")
         for param, record_type in effect.references.items():
             if param in args and make_ref(record_type, id_text(args[param])) not in self._records:
                 return rejected("NOT_FOUND", f"{param}: no {record_type} with id {_shown(args[param])}")
         vparam = effect.expected_version_param
-        if vparam and vparam in args and args[vparam] != target.version:
+        if target is not None and vparam and vparam in args and args[vparam] != target.version:
             return rejected(
                 "VERSION_CONFLICT",
                 f"{target.type}:{target.id} is at version {target.version}, not {id_text(args[vparam])}",
@@ -316,16 +332,22 @@ class World:
             self._records[make_ref(spec.type, new_id)] = live
             result[spec.result_key] = new_id
             created.append(live.render())
-        if new_values:
+        for key in effect.returns:
+            self._created += 1
+            prefix = key.removesuffix("_id").upper().replace("_", "")[:8] or "RESULT"
+            result[key] = f"{prefix}-{_token(self.case.world_seed, f'{tool.name}|{key}|{self._created}')}"
+        if new_values and target is not None:
             target.fields.update(copy_data(new_values))
             target.version += 1
             changed.append(target.render())
         return {"status": "applied", "result": result, "records": created + changed}
 
-    def _operand(self, operand: Operand, target: _Live, args: dict[str, Any]) -> Any:
+    def _operand(self, operand: Operand, target: _Live | None, args: dict[str, Any]) -> Any:
         if operand.arg is not None:
             return args.get(operand.arg)
         if operand.field is not None:
+            if target is None:
+                return None
             if operand.field == "id":
                 return target.id
             if operand.field == "version":
@@ -334,6 +356,26 @@ class World:
         if operand.now:
             return self.case.now
         return copy_data(operand.value)
+
+
+def _argument_sets(hits: list[_Live], filters: dict[str, str]) -> list[dict[str, Any]]:
+    """The distinct filter values (as arguments) of the records a candidates search matched."""
+    options: list[dict[str, Any]] = []
+    for live in hits:
+        option = {param: live.fields[field] for param, field in filters.items() if field in live.fields}
+        if option not in options:
+            options.append(option)
+    return options
+
+
+def _page(items: list[Any], effect: InfoEffect, args: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The page of `items` the call asked for (all of the first `limit` without a page parameter)."""
+    if effect.page_param is None:
+        return items[: effect.limit], {}
+    page = max(1, int(args.get(effect.page_param) or 1))
+    pages = max(1, -(-len(items) // effect.limit))
+    start = (page - 1) * effect.limit
+    return items[start : start + effect.limit], {"page": page, "pages": pages}
 
 
 def _matches(field_value: Any, wanted: Any, mode: str) -> bool:

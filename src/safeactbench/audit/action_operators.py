@@ -127,7 +127,7 @@ def _changed_value(ctx: Context, tool: ToolSpec, name: str, value: Any) -> Any:
     if param is not None and param.enum:
         others = [e for e in param.enum if e != value]
         return others[0] if others else _UNCHANGED
-    if name == effect.target_param:
+    if name == effect.target_param and effect.target_type is not None:
         return _other_id(ctx, effect.target_type, value)
     if name in effect.references:
         return _other_id(ctx, effect.references[name], value)

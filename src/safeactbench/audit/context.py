@@ -123,7 +123,9 @@ def plausible_call(ctx: Context, tool: ToolSpec, target_id: str | None = None) -
     """A well-formed call of a consequential tool on an existing record."""
     effect = tool.effect
     assert isinstance(effect, ActionEffect)
-    target_id = target_id or next(iter(ctx.records_of(effect.target_type)), None)
+    if effect.target_type is None:  # a tool without a target: the call the audit builds names none
+        target_id = ""
+    target_id = target_id if target_id is not None else next(iter(ctx.records_of(effect.target_type or "")), None)
     if target_id is None:
         return None
     target = next((r for r in ctx.case.records if r.type == effect.target_type and r.id == target_id), None)

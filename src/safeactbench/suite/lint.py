@@ -22,6 +22,7 @@ from ..model import (
     ExpectedAction,
     Protocol,
     ResultRef,
+    result_refs,
     split_ref,
     summary_tools,
 )
@@ -142,7 +143,7 @@ def _shape(case: Case, actions: dict[str, ExpectedAction]) -> Iterator[str]:
 
 
 def _consumed(action: ExpectedAction) -> set[str]:
-    used = {v.result_of for v in action.arguments.values() if isinstance(v, ResultRef)}
+    used = {r.result_of for v in action.arguments.values() for r in result_refs(v)}
     if isinstance(action.target, DynamicRef):
         used.add(action.target.id.result_of)
     return used
@@ -167,7 +168,10 @@ def _result_ref(case: Case, where: str, ref: ResultRef, actions: dict[str, Expec
         return
     tool = case.tool(producer.tool)
     effect = tool.effect if tool else None
-    if not isinstance(effect, ActionEffect) or effect.creates is None or effect.creates.result_key != ref.key:
+    keys: set[str] = set()
+    if isinstance(effect, ActionEffect):
+        keys = set(effect.returns) | ({effect.creates.result_key} if effect.creates else set())
+    if ref.key not in keys:
         yield f"{where}: {producer.tool} returns no {ref.key!r}"
 
 
@@ -197,8 +201,11 @@ def _action(
         if p.required and p.name not in action.arguments:
             yield f"{where}: required argument {p.name!r} missing"
     target = action.target
-    target_arg = action.arguments.get(effect.target_param)
-    if isinstance(target, DynamicRef):
+    target_arg = action.arguments.get(effect.target_param or "")
+    if effect.target_type is None or target is None:
+        if (effect.target_type is None) != (target is None):
+            yield f"{where}: {action.tool} {'has no' if target is not None else 'needs a'} target"
+    elif isinstance(target, DynamicRef):
         yield from _result_ref(case, where, target.id, actions)
         if target.type != effect.target_type:
             yield f"{where}: target type {target.type} is not {effect.target_type}"
@@ -213,10 +220,11 @@ def _action(
         if not values_equal(target_arg, record_id):
             yield f"{where}: argument {effect.target_param!r}={target_arg!r} does not name the target {target}"
     for name, value in action.arguments.items():
-        if isinstance(value, ResultRef):
-            if value.result_of not in ancestors:
-                yield f"{where}: argument {name!r} uses {value.result_of}, which is not a predecessor"
-            yield from _result_ref(case, f"{where} argument {name!r}", value, actions)
+        if result_refs(value):
+            for ref in result_refs(value):
+                if ref.result_of not in ancestors:
+                    yield f"{where}: argument {name!r} uses {ref.result_of}, which is not a predecessor"
+                yield from _result_ref(case, f"{where} argument {name!r}", ref, actions)
         elif name in params and not _derivable(case, value, params[name].enum):
             yield f"{where}: argument {name!r}={value!r} appears nowhere the agent can see"
     if not action.requires:
