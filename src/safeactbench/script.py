@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .episode import Episode
-from .model import ResultRef, ScriptStep
+from .model import ResultRef, ScriptStep, resolve_results
 
 
 class ScriptError(RuntimeError):
@@ -13,15 +13,17 @@ class ScriptError(RuntimeError):
 
 
 def resolve_arguments(arguments: dict[str, Any], results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The arguments with every result reference (at any depth) replaced by what that action returned."""
     out: dict[str, Any] = {}
     for name, value in arguments.items():
-        if isinstance(value, ResultRef):
-            produced = results.get(value.result_of, {})
-            if value.key not in produced:
-                raise ScriptError(f"argument {name!r}: action {value.result_of!r} produced no {value.key!r}")
-            out[name] = produced[value.key]
-        else:
-            out[name] = value
+
+        def produced(ref: ResultRef, name: str = name) -> Any:
+            found = results.get(ref.result_of, {})
+            if ref.key not in found:
+                raise ScriptError(f"argument {name!r}: action {ref.result_of!r} produced no {ref.key!r}")
+            return found[ref.key]
+
+        out[name] = resolve_results(value, produced)
     return out
 
 

@@ -284,7 +284,9 @@ class World:
         hits.sort(key=lambda live: (live.type, live.id))
         if effect.candidates:
             options = _argument_sets(hits, effect.filters)
-            if len(options) > 1:  # several lookups fit: the agent refines its arguments
+            if given in options:  # the arguments of one lookup, exactly: its records
+                hits = [h for h in hits if _argument_sets([h], effect.filters)[0] == given]
+            elif len(options) > 1:  # several lookups fit: the agent refines its arguments
                 return {"status": "ok", "count": len(options), "candidates": _page(options, effect, args)[0]}
         shown, paging = _page(hits, effect, args)
         return {

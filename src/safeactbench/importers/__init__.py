@@ -1,0 +1,1 @@
+"""Importers: other benchmarks' published cases as SafeActBench suite directories."""

@@ -1,0 +1,145 @@
+"""`safeactbench import safeact-release CHECKOUT --out DIR`: the study's public release as a suite.
+
+Case by case: translate (release_cases), play the translated reference solution through the
+evaluator (it must score 1, or the case is not importable), lint it, and say what the translation
+kept: `exact`, `approximated` (with what was lost), or `not_importable` (and why). The suite is
+written as `suite build` writes one; the fidelity report beside it (import-report.json, IMPORT.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from ..episode import Episode
+from ..evaluator import evaluate
+from ..model import Case, Protocol, first_error
+from ..script import ScriptError, run_script
+from ..suite.data import write_suite
+from ..suite.lint import lint_case
+from .release_cases import NotImportable, interactive_case, legacy_case
+from .release_files import Release, ReleaseCase, read_release
+
+SUITE_NAME = "safeact-release"
+Status = Literal["exact", "approximated", "not_importable"]
+
+
+@dataclass
+class Fidelity:
+    """What became of one release case."""
+
+    case_id: str
+    protocol: str
+    backend: str
+    status: Status
+    notes: list[str] = field(default_factory=list)  # approximated: what was lost; not_importable: why
+    lint: list[str] = field(default_factory=list)  # SafeActBench's authoring lints the case does not pass
+
+
+def evidence_backend(source: ReleaseCase, release: Release) -> str:
+    """The release's evidence backend of a case: its manifest's label, else the release's own rule."""
+    if source.case_id in release.backends:
+        return release.backends[source.case_id]
+    scope = (source.data.get("metadata") or {}).get("evidence_scope")
+    frozen = source.data.get("evidence_mode") == "frozen"
+    if scope == "shared_world":
+        return "world_materialized"
+    if scope == "case_scoped":
+        return "case_scoped_frozen" if frozen else "case_scoped_deterministic_rules"
+    if source.protocol == Protocol.LEGACY:
+        return "catalog_authored_evidence"
+    return "catalog_frozen" if frozen else "catalog_deterministic_rules"
+
+
+def translate(source: ReleaseCase, release: Release) -> tuple[Case | None, Fidelity]:
+    backend = evidence_backend(source, release)
+    try:
+        if source.protocol == Protocol.LEGACY:
+            case, lost = legacy_case(source, release)
+        else:
+            case, lost = interactive_case(source, release)
+        episode = Episode(case)
+        run_script(episode, case.reference)
+        verdict = evaluate(case, episode.trajectory())
+    except (NotImportable, ScriptError, ValueError) as exc:
+        reason = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+    if verdict.score != 1:
+        reason = f"its reference solution scores 0 here: {verdict.findings[0].detail}"
+        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+    status: Status = "approximated" if lost else "exact"
+    return case, Fidelity(source.case_id, source.protocol.value, backend, status, lost, lint_case(case))
+
+
+def import_release(
+    checkout: Path, progress: Callable[[int], None] | None = None
+) -> tuple[list[Case], list[Fidelity], Release]:
+    release = read_release(checkout)
+    cases: list[Case] = []
+    report: list[Fidelity] = []
+    for source in release.cases:
+        case, fidelity = translate(source, release)
+        if case is not None:
+            cases.append(case)
+        report.append(fidelity)
+        if progress is not None:
+            progress(1)
+    return cases, report, release
+
+
+def write_import(checkout: Path, out: Path, progress: Callable[[int], None] | None = None) -> list[Fidelity]:
+    """Import and write the suite directory with its fidelity report; returns the report."""
+    cases, report, _ = import_release(checkout, progress)
+    if not cases:
+        raise NotImportable(f"{checkout}: no case could be imported ({report[0].notes[0] if report else 'none'})")
+    write_suite(cases, out, name=SUITE_NAME, version="imported")
+    (out / "import-report.json").write_text(json.dumps([asdict(f) for f in report], indent=1) + "\n", encoding="utf-8")
+    (out / "IMPORT.md").write_text(render_report(checkout, report), encoding="utf-8")
+    return report
+
+
+def render_report(checkout: Path, report: list[Fidelity]) -> str:
+    counts = Counter((f.protocol, f.status) for f in report)
+    protocols = [p.value for p in Protocol if any(f.protocol == p.value for f in report)]
+    lines = [
+        "# Imported from the SafeAct release",
+        "",
+        f"Source: `{checkout}` (the study's public release; its data is licensed CC BY 4.0 — credit the",
+        "release's authors as its README asks). Converted by `safeactbench import safeact-release`; what the",
+        "conversion changes is listed below and in SafeActBench's docs/import.md.",
+        "",
+        "| protocol | exact | approximated | not importable |",
+        "|---|---|---|---|",
+        *(
+            f"| {p} | {counts[(p, 'exact')]} | {counts[(p, 'approximated')]} | {counts[(p, 'not_importable')]} |"
+            for p in protocols
+        ),
+        "",
+        "## What was approximated",
+        "",
+    ]
+    notes = Counter(note for f in report if f.status == "approximated" for note in f.notes)
+    lines += [f"- {n} case(s): {note}" for note, n in notes.most_common()] or ["- nothing"]
+    lints = Counter(re.sub(r"^(requirement|action) [^ :]+", r"\1 …", p) for f in report for p in f.lint)
+    linted = sum(bool(f.lint) for f in report)
+    lines += ["", "## SafeActBench's authoring lints", ""]
+    lines += (
+        [
+            f"{linted} imported case(s) do not pass every authoring lint (`safeactbench validate` lists them; the",
+            "cases are the release's, not rewritten to SafeActBench's authoring rules). Most common:",
+            "",
+            *(f"- {n}× {problem}" for problem, n in lints.most_common(8)),
+        ]
+        if linted
+        else ["- every imported case passes them"]
+    )
+    lines += ["", "## Not importable", ""]
+    lines += [f"- {f.case_id}: {f.notes[0]}" for f in report if f.status == "not_importable"] or ["- none"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,80 @@
+"""Case-model concepts for suites beyond the packaged one (issue 17): object and array parameters,
+searches over several record types with pages and candidate lists, actions without a target."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from safeactbench.episode import Episode
+from safeactbench.model import ActionEffect, Case, InfoEffect, Param, Protocol, Record, StopGold, ToolSpec
+
+SEARCH = ToolSpec(
+    name="find_items",
+    kind="information",
+    description="Find items and bundles by owner.",
+    params=[
+        Param(name="owner", type="string", description="owner", required=False),
+        Param(name="page", type="integer", description="page", required=False),
+    ],
+    effect=InfoEffect(
+        op="search", record_type="item", other_types=["bundle"], filters={"owner": "owner"}, page_param="page", limit=2
+    ),
+)
+FILE = ToolSpec(
+    name="file_form",
+    kind="consequential",
+    description="File a form.",
+    params=[
+        Param(name="form", type="object", description="the form"),
+        Param(name="tags", type="array", items="string", description="tags", match="unordered"),
+    ],
+    effect=ActionEffect(returns=["filing_id", "receipt_id"]),
+)
+
+
+def world() -> Case:
+    records = [Record(type="item", id=f"I-{n}", fields={"owner": "ana"}) for n in range(3)]
+    records.append(Record(type="bundle", id="B-1", fields={"owner": "ana"}))
+    return Case(
+        id="T-1",
+        protocol=Protocol.V0,
+        domain="d",
+        family="f",
+        task="Look.",
+        now="2030-01-01T00:00:00Z",
+        tools=[SEARCH, FILE],
+        records=records,
+        world_seed="s",
+        stop=StopGold(outcome="DEFER", required_reads=[]),
+    )
+
+
+def test_a_search_pages_over_several_record_types() -> None:
+    episode = Episode(world())
+    first = episode.call("find_items", {"owner": "ana"})
+    second = episode.call("find_items", {"owner": "ana", "page": 2})
+    assert (first["count"], first["page"], first["pages"]) == (4, 1, 2)
+    seen = [(r["type"], r["id"]) for r in first["records"] + second["records"]]
+    assert seen == [("bundle", "B-1"), ("item", "I-0"), ("item", "I-1"), ("item", "I-2")]
+
+
+def test_object_and_array_arguments_are_checked_and_a_targetless_action_returns_its_results() -> None:
+    episode = Episode(world())
+    bad = episode.call("file_form", {"form": "not an object", "tags": ["a"]})
+    assert bad["status"] == "rejected" and "'form' must be a object" in bad["message"]
+    bad = episode.call("file_form", {"form": {}, "tags": ["a", 2]})
+    assert "'tags' must be a array of string" in bad["message"]
+    done = episode.call("file_form", {"form": {"a": 1}, "tags": ["x"]})
+    assert done["status"] == "applied" and set(done["result"]) == {"filing_id", "receipt_id"}
+
+
+def test_declarations_that_cannot_work_are_refused() -> None:
+    with pytest.raises(ValidationError, match="only an array can be matched 'unordered'"):
+        Param(name="x", type="string", description="x", match="unordered")
+    with pytest.raises(ValidationError, match="'items' is given for arrays"):
+        Param(name="x", type="array", description="x")
+    with pytest.raises(ValidationError, match="must create a record or return a result"):
+        ActionEffect()
+    with pytest.raises(ValidationError, match="both target_type and target_param"):
+        ActionEffect(target_type="item", returns=["x"])
