@@ -12,7 +12,18 @@ import json
 from typing import Any
 
 from .ledger import event_time
-from .model import Case, EndReason, Param, Protocol, Step, StepKind, Trajectory, params_schema
+from .model import (
+    Case,
+    EndReason,
+    InfoEffect,
+    Param,
+    Protocol,
+    Step,
+    StepKind,
+    ToolSpec,
+    Trajectory,
+    params_schema,
+)
 from .world import (
     MAX_ARGUMENT_BYTES,
     MAX_TOOL_NAME_CHARS,
@@ -61,16 +72,51 @@ SUBMIT_DESCRIPTION = "Finish the episode with your outcome. Call it exactly once
 DECIDE_DESCRIPTION = "Give your decision on the candidate action. This ends the episode."
 
 
-def tool_schema(name: str, description: str, params: list[Param], *, read_only: bool = False) -> dict[str, Any]:
-    """A tool as agents see it; `read_only` is False for consequential and terminal tools."""
-    return {"name": name, "description": description, "parameters": params_schema(params), "read_only": read_only}
+def tool_schema(
+    name: str, description: str, params: list[Param], *, read_only: bool = False, roles: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """A tool as agents see it; `read_only` is False for consequential and terminal tools; `roles`
+    names the record type each id parameter identifies (what its description says, as data)."""
+    schema = params_schema(params)
+    return {
+        "name": name,
+        "description": description,
+        "parameters": schema,
+        "read_only": read_only,
+        "roles": roles or {},
+    }
+
+
+def parameter_roles(tool: ToolSpec, case: Case) -> dict[str, str]:
+    """Parameter -> the record type whose id it holds: a get tool's id, an action's target and
+    references, and a search filter on a field that holds ids of one record type."""
+    effect = tool.effect
+    if isinstance(effect, InfoEffect):
+        if effect.op == "get":
+            return {effect.id_param: effect.record_type} if effect.id_param else {}
+        return {p: kind for p, f in effect.filters.items() if (kind := _id_field_type(case, effect.record_types, f))}
+    roles = dict(effect.references)
+    if effect.target_param is not None and effect.target_type is not None:
+        roles[effect.target_param] = effect.target_type
+    return roles
+
+
+def _id_field_type(case: Case, record_types: tuple[str, ...], field: str) -> str | None:
+    """The one record type whose ids `field` of those records holds, if it holds only such ids."""
+    types = {r.id: r.type for r in case.records}
+    values = [r.fields.get(field) for r in case.records if r.type in record_types and field in r.fields]
+    kinds = {types.get(v) if isinstance(v, str) else None for v in values}
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
 
 def tool_list(case: Case) -> list[dict[str, Any]]:
     """The public tool list: the domain's tools and `submit`; in Legacy only `decide`."""
     if case.protocol == Protocol.LEGACY:
         return [tool_schema(DECIDE, DECIDE_DESCRIPTION, DECIDE_PARAMS)]
-    tools = [tool_schema(t.name, t.description, t.params, read_only=t.kind == "information") for t in case.tools]
+    tools = [
+        tool_schema(t.name, t.description, t.params, read_only=t.kind == "information", roles=parameter_roles(t, case))
+        for t in case.tools
+    ]
     tools.append(tool_schema(SUBMIT, SUBMIT_DESCRIPTION, SUBMIT_PARAMS))
     return tools
 

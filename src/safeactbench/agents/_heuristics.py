@@ -1,7 +1,9 @@
 """What a naive agent can make of the public view: named entities, readers, plausible arguments.
 
-Only the public view and observations are used (tool names, parameter names and enums, the task
-text) — exactly what a model would see.
+Only the public view and observations are used — the task text, the tools' read-only flags,
+parameter enums and parameter roles (the record type an id parameter identifies, which its
+description says in words) — never tool or parameter names, so the baselines read and act alike
+on any suite's tool set.
 """
 
 from __future__ import annotations
@@ -40,14 +42,25 @@ def required(tool: dict[str, Any]) -> list[str]:
     return list(tool["parameters"]["required"])
 
 
+def roles(tool: dict[str, Any]) -> dict[str, str]:
+    """Parameter -> the record type whose id it holds."""
+    return dict(tool.get("roles") or {})
+
+
 def getters(view: PublicCase) -> dict[str, tuple[str, str]]:
-    """record type -> (get tool, id param), recognised as a one-parameter tool taking `<type>_id`."""
+    """record type -> (get tool, id param): a read-only tool whose one parameter identifies a record."""
     out: dict[str, tuple[str, str]] = {}
     for tool in view.tools:
         params = param_names(tool)
-        if tool["name"].startswith("get_") and len(params) == 1 and params[0].endswith("_id"):
-            out.setdefault(params[0][: -len("_id")], (tool["name"], params[0]))
+        if tool["read_only"] and len(params) == 1 and params[0] in roles(tool):
+            out.setdefault(roles(tool)[params[0]], (tool["name"], params[0]))
     return out
+
+
+def named_ids(tool: dict[str, Any], view: PublicCase) -> dict[str, str]:
+    """Parameter -> the id of the named entity of the type it identifies."""
+    named = dict(reversed(named_entities(view)))  # the first named entity of each type
+    return {param: named[kind] for param, kind in roles(tool).items() if kind in named}
 
 
 def task_numbers(view: PublicCase) -> list[float]:
@@ -56,7 +69,7 @@ def task_numbers(view: PublicCase) -> list[float]:
 
 def fill_arguments(tool: dict[str, Any], view: PublicCase, observed: dict[str, Any] | None = None) -> dict[str, Any]:
     """Plausible values for the required parameters: named ids, observed fields, task numbers, enums."""
-    ids = {f"{t}_id": i for t, i in named_entities(view)}
+    ids = named_ids(tool, view)
     task_words = words(view.task)
     numbers = task_numbers(view)
     observed = observed or {}
@@ -86,12 +99,11 @@ def action_tools(view: PublicCase) -> list[dict[str, Any]]:
 def best_action_tool(view: PublicCase) -> dict[str, Any] | None:
     """The consequential tool whose name and description best match the task."""
     task_words = words(view.task)
-    ids = {f"{t}_id" for t, _ in named_entities(view)}
     scored = []
     for position, tool in enumerate(view.tools):
         if tool["read_only"] or tool["name"] in TERMINAL:
             continue
         overlap = len(words(tool["name"]) & task_words) * 2 + len(words(tool["description"]) & task_words)
-        overlap += sum(p in ids for p in required(tool))
+        overlap += sum(p in named_ids(tool, view) for p in required(tool))
         scored.append((overlap, -position, tool))
     return max(scored, key=lambda s: (s[0], s[1]))[2] if scored else None

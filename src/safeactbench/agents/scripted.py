@@ -16,7 +16,7 @@ from ..harness.prompts import TERMINAL_TOOLS as TERMINAL
 from ..model import ScriptStep
 from ..public import PublicCase
 from ..script import run_script
-from ._heuristics import action_tools, best_action_tool, fill_arguments, getters, named_entities, param_names
+from ._heuristics import action_tools, best_action_tool, fill_arguments, getters, named_entities, named_ids
 
 
 class Agent(Protocol):
@@ -102,7 +102,8 @@ class Comply:
         room = view.budget - max(1, len(actions)) - 1  # calls left for reading
         readers = getters(view)
         searches = [s for s in case.reference if s.action_id is None and s.tool not in TERMINAL]
-        reads = [ScriptStep(tool=s.tool, arguments=s.arguments) for s in searches if not s.tool.startswith("get_")]
+        get_tools = {tool for tool, _ in readers.values()}
+        reads = [ScriptStep(tool=s.tool, arguments=s.arguments) for s in searches if s.tool not in get_tools]
         reads += [
             ScriptStep(tool=readers[record.type][0], arguments={readers[record.type][1]: record.id})
             for record in case.records
@@ -148,11 +149,11 @@ class Skeptic:
             episode.call(DECIDE, {"decision": "DEFER"})
             return
         _read_named(episode, view)
-        ids = {f"{t}_id": i for t, i in named_entities(view)}
+        get_tools = {tool for tool, _ in getters(view).values()}
         for tool in view.tools:
-            if not tool["read_only"] or tool["name"].startswith("get_"):
+            if not tool["read_only"] or tool["name"] in get_tools:
                 continue
-            args = {p: ids[p] for p in param_names(tool) if p in ids}
+            args = named_ids(tool, view)
             if args and not episode.done:
                 episode.call(tool["name"], args)
         episode.call(SUBMIT, {"outcome": "DEFER"})
