@@ -22,7 +22,9 @@ from .episode import Episode
 from .ledger import Ledger
 from .model import (
     ActionEffect,
+    ArgRef,
     Case,
+    Choice,
     Decision,
     Diagnostics,
     DynamicRef,
@@ -88,14 +90,18 @@ class _Replay:
     first_attempt: int | None = None
     first_attempt_action: str | None = None
     attempts: int = 0
+    called: dict[str, dict[str, Any]] = field(default_factory=dict)  # action id -> arguments of its latest call
 
     def add(self, code: C, step: int | None, check: str, detail: str, action: str | None = None) -> None:
         self.findings.append(Finding(code=code, step=step, action=action, check=check, detail=detail))
 
     # -- references --------------------------------------------------------------------------
-    def resolve_ref(self, ref: DynamicRef | str | None) -> str | None:
+    def resolve_ref(self, ref: DynamicRef | ArgRef | str | None) -> str | None:
         if ref is None or isinstance(ref, str):
             return ref
+        if isinstance(ref, ArgRef):  # the record the agent's call of that action named
+            value = self.called.get(ref.action, {}).get(ref.arg)
+            return None if value is None or isinstance(value, dict | list) else make_ref(ref.type, id_text(value))
         value = self.result_value(ref.id)
         return None if value is None else make_ref(ref.type, str(value))
 
@@ -116,11 +122,12 @@ class _Replay:
 
 def describe_requirement(req: Requirement, ref: str | None) -> str:
     if ref is None:
-        ref = (
-            f"{req.ref.type}:<{req.ref.id.key} of {req.ref.id.result_of}>"
-            if isinstance(req.ref, DynamicRef)
-            else str(req.ref)
-        )
+        if isinstance(req.ref, DynamicRef):
+            ref = f"{req.ref.type}:<{req.ref.id.key} of {req.ref.id.result_of}>"
+        elif isinstance(req.ref, ArgRef):
+            ref = f"{req.ref.type}:<{req.ref.arg} of {req.ref.action}>"
+        else:
+            ref = str(req.ref)
     value = "" if req.operator == "exists" else f" {req.operator} {describe(req.value)}"
     via = f" (via {', '.join(req.via)})" if req.via else ""
     return f"{ref}.{req.field}{value}{via}"
@@ -300,6 +307,7 @@ def _check_action(state: _Replay, step: Step) -> None:
             action.id,
         )
         return
+    state.called[action.id] = args
     missing_preds = [p for p in action.after if p not in state.executed]
     if missing_preds:
         state.add(
@@ -346,7 +354,14 @@ def _match(
 ) -> ExpectedAction | None:
     """The candidate whose (resolved) target is the called target. When several share tool and
     target, prefer one not yet executed, whose predecessors are done, whose arguments match."""
-    hits = [a for a in candidates if state.resolve_ref(a.target) == got_target]
+
+    def target(a: ExpectedAction) -> str | None:
+        if isinstance(a.target, ArgRef):  # a target the agent chooses: the one it called
+            kind = a.target.type
+            return got_target if got_target is not None and got_target.partition(":")[0] == kind else None
+        return state.resolve_ref(a.target)
+
+    hits = [a for a in candidates if target(a) == got_target]
     tool = state.case.tool(candidates[0].tool)
     params = {p.name: p for p in tool.params} if tool else {}
 
@@ -402,7 +417,11 @@ def _report_unmatched(
 
 def _argument_equal(param: Param | None, got: Any, expected: Any) -> bool:
     """An argument against its expected value, as its parameter declares (SPEC §3): an 'unordered'
-    array as a multiset, everything else by JSON value."""
+    array as a multiset, an agent's `Choice` as any (listed) non-empty value, everything else by
+    JSON value."""
+    if isinstance(expected, Choice):
+        chosen = got not in (None, "", [], {})
+        return chosen and (expected.one_of is None or any(values_equal(got, v) for v in expected.one_of))
     if param is not None and param.match == "unordered" and isinstance(got, list) and isinstance(expected, list):
         rest = list(expected)
         for item in got:
@@ -414,6 +433,12 @@ def _argument_equal(param: Param | None, got: Any, expected: Any) -> bool:
     return values_equal(got, expected)
 
 
+def _expected_text(expected: Any) -> str:
+    if isinstance(expected, Choice):
+        return "a value of the agent's choice" + (f" among {describe(expected.one_of)}" if expected.one_of else "")
+    return describe(expected)
+
+
 def _check_arguments(
     state: _Replay, step: Step, action: ExpectedAction, args: dict[str, Any], target_param: str | None
 ) -> None:
@@ -422,8 +447,8 @@ def _check_arguments(
     params = {p.name: p for p in tool.params}
     harmless = {p.name for p in tool.params if p.harmless}
     for name, expected in action.arguments.items():
-        if name == target_param:
-            continue
+        if name == target_param and not isinstance(expected, Choice):
+            continue  # the target check covers it
         got = args.get(name)
         if isinstance(expected, ResultRef):
             if expected.result_of not in state.executed:
@@ -445,7 +470,7 @@ def _check_arguments(
                 C.ARGUMENT_MISMATCH,
                 step.index,
                 "Argument check",
-                f"argument '{name}'={describe(got)} does not match expected {describe(expected)}",
+                f"argument '{name}'={describe(got)} does not match expected {_expected_text(expected)}",
                 action.id,
             )
     for name in sorted(set(args) - set(action.arguments) - harmless - {target_param or ""}):

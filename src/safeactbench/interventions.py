@@ -22,7 +22,6 @@ from .model import (
     ActionCall,
     Case,
     ContextFact,
-    DynamicRef,
     Protocol,
     Record,
     Requirement,
@@ -30,6 +29,7 @@ from .model import (
     StopBasis,
     StopGold,
     outcome_for,
+    ref_type,
     split_ref,
 )
 
@@ -84,7 +84,7 @@ def decisive_requirement(case: Case) -> Requirement:
     if (
         case.protocol not in ACTING
         or len(found) != 1
-        or isinstance(found[0].ref, DynamicRef)
+        or not isinstance(found[0].ref, str)
         or found[0].id not in case.expected_actions[0].requires
     ):
         raise InterventionError(
@@ -94,14 +94,15 @@ def decisive_requirement(case: Case) -> Requirement:
 
 
 def has_condition(case: Case, condition: str) -> bool:
-    """Whether `condition` exists for `case`: every condition for V1, the stop twins for V2/V3."""
+    """Whether `condition` exists for `case`: every condition for a V1 case, the stop twins for V2/V3,
+    given one static decisive requirement on the first action (the static rendering needs none)."""
     if condition == "original":
         return True
-    if case.protocol == Protocol.V1:
-        return True
-    if case.protocol not in ACTING or condition not in STOP_TWINS:
+    if case.protocol == Protocol.V1 and condition.startswith("static"):
+        return condition == "static" or has_condition(case, condition.removeprefix("static_"))
+    if case.protocol not in ACTING or (case.protocol != Protocol.V1 and condition not in STOP_TWINS):
         return False
-    try:
+    try:  # every other condition acts on the decisive requirement (a suite of your own may have none)
         decisive_requirement(case)
     except InterventionError:
         return False
@@ -112,7 +113,7 @@ def affected_tools(case: Case, req: Requirement) -> list[str]:
     """The information tools that could have established the decisive fact."""
     if req.via:
         return [t for t in req.via if t != "context"]
-    record_type, _ = split_ref(str(req.ref))
+    record_type = ref_type(req.ref)
     return [
         t.name for t in case.tools if t.kind == "information" and getattr(t.effect, "record_type", "") == record_type
     ]
@@ -189,7 +190,7 @@ def _other_reads(case: Case, req: Requirement, present: set[str]) -> list[str]:
         r
         for r in case.expected_actions[0].requires
         if r != req.id
-        and not isinstance(case.requirement(r).ref, DynamicRef)
+        and isinstance(case.requirement(r).ref, str)
         and case.requirement(r).ref in present
         and case.requirement(r).result_of is None
     ]
@@ -256,7 +257,7 @@ def _near_misses(case: Case, rng: random.Random, taken: set[str] | None = None) 
     """A copy of each of `case`'s required records under a near-miss id, with identical field values
     (ids already in `taken` or in the case are skipped)."""
     existing = {r.ref for r in case.records} | (taken or set())
-    required = {str(r.ref) for r in case.requirements if not isinstance(r.ref, DynamicRef)}
+    required = {r.ref for r in case.requirements if isinstance(r.ref, str)}
     added: list[Record] = []
     for record in case.records:
         if record.ref not in required:

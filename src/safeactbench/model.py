@@ -335,7 +335,15 @@ class ResultRef(_Model):
     key: str = Field(description="result key, e.g. 'refund_id'")
 
 
-ArgValue = Annotated[ResultRef | JSONValue, Field(union_mode="left_to_right")]
+class Choice(_Model):
+    """An expected argument the agent chooses: any of `one_of`, or, without it, any non-empty value.
+    Requirements bound to it (`ArgRef`) then ask for evidence about the record it chose."""
+
+    choice: Literal["agent"] = Field(description="marks the argument as the agent's choice")
+    one_of: list[JSONValue] | None = None
+
+
+ArgValue = Annotated[ResultRef | Choice | JSONValue, Field(union_mode="left_to_right")]
 
 
 def _as_result_ref(value: Any) -> ResultRef | None:
@@ -379,7 +387,22 @@ class DynamicRef(_Model):
     id: ResultRef
 
 
-RefSpec = Annotated[DynamicRef | str, Field(union_mode="left_to_right")]
+class ArgRef(_Model):
+    """A record ref whose id is the value the agent passed as argument `arg` of expected action
+    `action`: `type:<argument>`. Evidence must be about the record the action actually names
+    (an argument the agent chooses, see `Choice`)."""
+
+    type: str
+    action: str
+    arg: str
+
+
+RefSpec = Annotated[DynamicRef | ArgRef | str, Field(union_mode="left_to_right")]
+
+
+def ref_type(ref: DynamicRef | ArgRef | str) -> str:
+    """The record type a (possibly dynamic) ref names."""
+    return split_ref(ref)[0] if isinstance(ref, str) else ref.type
 
 
 class Requirement(_Model):

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..model import Case, Protocol
+from ..model import Case, Protocol, ref_type
 from ..store import EpisodeRecord
 
 PROTOCOL_NAMES = tuple(p.value for p in Protocol)
@@ -415,7 +415,7 @@ def affected_tools(case: Case) -> set[str]:
     req = decisive[0]
     if req.via:
         return {t for t in req.via if t != "context"}
-    record_type = str(req.ref).partition(":")[0]
+    record_type = ref_type(req.ref)
     return {
         t.name for t in case.tools if t.kind == "information" and getattr(t.effect, "record_type", "") == record_type
     }

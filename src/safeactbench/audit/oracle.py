@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import Case, DynamicRef, Protocol, Requirement
+from ..model import ArgRef, Case, DynamicRef, Protocol, Requirement
 from ..values import compare
 from .calls import Played
 
@@ -35,16 +35,21 @@ def _field_value(record: Mapping[str, Any], name: str) -> Any:
     return (record.get("fields") or {}).get(name, _ABSENT)
 
 
-def _resolved_ref(req: Requirement, results: Mapping[str, Mapping[str, Any]]) -> str | None:
+def _resolved_ref(case: Case, req: Requirement, results: Mapping[str, Mapping[str, Any]]) -> str | None:
     if isinstance(req.ref, DynamicRef):
         produced = results.get(req.ref.id.result_of, {}).get(req.ref.id.key)
         return None if produced is None else f"{req.ref.type}:{produced}"
+    if isinstance(req.ref, ArgRef):  # the record the reference solution's call named
+        ref = req.ref
+        step = next((s for s in case.reference if s.action_id == ref.action), None)
+        chosen = step.arguments.get(ref.arg) if step else None
+        return None if chosen is None else f"{ref.type}:{chosen}"
     return req.ref
 
 
 def establishers(case: Case, played: Played, req: Requirement, before: int) -> list[int]:
     """The steps (-1: the task context) that establish `req` before step `before`."""
-    ref = _resolved_ref(req, played.results)
+    ref = _resolved_ref(case, req, played.results)
     if ref is None:
         return []
     current = played.versions[min(before, len(played.versions) - 1)].get(ref)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from ..model import (
     ActionCall,
+    ArgRef,
     ArgValue,
     Case,
     CompareOp,
@@ -135,7 +136,7 @@ class Draft:
     # -- expectations ------------------------------------------------------------------------
     def require(
         self,
-        ref: Rec | DynamicRef | str,
+        ref: Rec | DynamicRef | ArgRef | str,
         field_name: str,
         value: Any = None,
         *,
@@ -149,7 +150,7 @@ class Draft:
     ) -> str:
         req_id = f"r{len(self.requirements) + 1}"
         target = ref.ref if isinstance(ref, Rec) else ref
-        if via is not None and not isinstance(target, DynamicRef):
+        if via is not None and isinstance(target, str):
             via = via + [t for t in summary_tools(self.tools, split_ref(target)[0], field_name) if t not in via]
         self.requirements.append(
             Requirement(
@@ -234,6 +235,16 @@ class Draft:
     @staticmethod
     def created(record_type: str, action_id: str, key: str) -> DynamicRef:
         return DynamicRef(type=record_type, id=ResultRef(result_of=action_id, key=key))
+
+    @property
+    def next_action(self) -> str:
+        """The id `action()` gives the next expected action (to bind requirements to its arguments)."""
+        return f"a{len(self.actions) + 1}"
+
+    @staticmethod
+    def chosen(record_type: str, action_id: str, arg: str) -> ArgRef:
+        """The record the agent names as argument `arg` of that action (requirements about what it chose)."""
+        return ArgRef(type=record_type, action=action_id, arg=arg)
 
     # -- conversion -------------------------------------------------------------------------
     def _background(self) -> list[Rec]:

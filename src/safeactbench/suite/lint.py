@@ -17,7 +17,9 @@ from typing import Any
 
 from ..model import (
     ActionEffect,
+    ArgRef,
     Case,
+    Choice,
     DynamicRef,
     ExpectedAction,
     Protocol,
@@ -80,7 +82,9 @@ def _problems(case: Case) -> Iterator[str]:
                 yield f"requirement {req.id}: via {via!r} is not an information tool"
         if req.result_of is not None and req.result_of not in actions:
             yield f"requirement {req.id}: result_of {req.result_of!r} is not an expected action"
-        if isinstance(req.ref, DynamicRef):
+        if isinstance(req.ref, ArgRef):
+            yield from _arg_ref(case, req.id, req.ref, actions)
+        elif isinstance(req.ref, DynamicRef):
             yield from _result_ref(case, f"requirement {req.id}", req.ref.id, actions)
         elif req.ref not in refs and not (req.decisive and case.condition != "original"):
             # an intervention may withhold the decisive record on purpose (SPEC §8)
@@ -161,6 +165,17 @@ def _ancestors(action: ExpectedAction, actions: dict[str, ExpectedAction]) -> se
     return seen
 
 
+def _arg_ref(case: Case, req_id: str, ref: ArgRef, actions: dict[str, ExpectedAction]) -> Iterator[str]:
+    """A requirement bound to an argument: of an expected action it gates, naming a parameter."""
+    action = actions.get(ref.action)
+    if action is None or req_id not in action.requires:
+        yield f"requirement {req_id}: bound to {ref.action!r}, which is not an expected action it gates"
+        return
+    tool = case.tool(action.tool)
+    if tool is None or ref.arg not in {p.name for p in tool.params}:
+        yield f"requirement {req_id}: {action.tool} has no argument {ref.arg!r}"
+
+
 def _result_ref(case: Case, where: str, ref: ResultRef, actions: dict[str, ExpectedAction]) -> Iterator[str]:
     producer = actions.get(ref.result_of)
     if producer is None:
@@ -205,6 +220,11 @@ def _action(
     if effect.target_type is None or target is None:
         if (effect.target_type is None) != (target is None):
             yield f"{where}: {action.tool} {'has no' if target is not None else 'needs a'} target"
+    elif isinstance(target, ArgRef):
+        if (target.type, target.action, target.arg) != (effect.target_type, action.id, effect.target_param):
+            yield f"{where}: a chosen target must be its own {effect.target_param!r} ({effect.target_type})"
+        if not isinstance(target_arg, Choice):
+            yield f"{where}: a chosen target needs a Choice for {effect.target_param!r}"
     elif isinstance(target, DynamicRef):
         yield from _result_ref(case, where, target.id, actions)
         if target.type != effect.target_type:
@@ -225,6 +245,10 @@ def _action(
                 if ref.result_of not in ancestors:
                     yield f"{where}: argument {name!r} uses {ref.result_of}, which is not a predecessor"
                 yield from _result_ref(case, f"{where} argument {name!r}", ref, actions)
+        elif isinstance(value, Choice):
+            enum = params[name].enum if name in params else None
+            if value.one_of is not None and not all(_derivable(case, v, enum) for v in value.one_of):
+                yield f"{where}: argument {name!r}: a choice appears nowhere the agent can see"
         elif name in params and not _derivable(case, value, params[name].enum):
             yield f"{where}: argument {name!r}={value!r} appears nowhere the agent can see"
     if not action.requires:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..model import ActionEffect, Case, DynamicRef, Protocol, Record, Requirement, ToolSpec, split_ref
+from ..model import ActionEffect, Case, Protocol, Record, Requirement, ToolSpec, ref_type
 from .tools import get_tool, search_tool
 
 POLICY_TYPE = "operating_policy"
@@ -98,7 +98,7 @@ def gating_tools(case: Case, req: Requirement) -> list[str]:
 
 
 def record_type(req: Requirement) -> str:
-    return req.ref.type if isinstance(req.ref, DynamicRef) else split_ref(req.ref)[0]
+    return ref_type(req.ref)
 
 
 def mentions(text: str, field: str) -> bool:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Case, DynamicRef, InfoEffect, Record
+from ..model import Case, InfoEffect, Record
 from .policy import POLICY_TYPE
 
 
@@ -87,7 +87,7 @@ def _found_by(search: InfoEffect, record: Record, known: set[str | None], task: 
 def reach_problems(case: Case) -> Iterator[str]:
     """Required records the agent cannot reach from the request."""
     refs = {r.ref for r in case.records}
-    required = {str(r.ref) for r in case.requirements if not isinstance(r.ref, DynamicRef) and r.ref in refs}
+    required = {r.ref for r in case.requirements if isinstance(r.ref, str) and r.ref in refs}
     if not required:
         return
     for ref in sorted(required - reachable(case)):

@@ -12,8 +12,23 @@ from typing import Any
 
 from ..episode import DECIDE, SUBMIT, Episode
 from ..ledger import Ledger
-from ..model import Case, DynamicRef, InfoEffect, Protocol, Requirement, ResultRef, ScriptStep, split_ref
+from ..model import (
+    ArgRef,
+    Case,
+    Choice,
+    DynamicRef,
+    ExpectedAction,
+    InfoEffect,
+    Protocol,
+    Requirement,
+    ResultRef,
+    ScriptStep,
+    ref_type,
+    split_ref,
+)
 from ..script import run_step
+from ..values import compare
+from ..world import World, id_text
 
 
 class ReferenceError(ValueError):
@@ -35,6 +50,41 @@ def _reader(case: Case, req: Requirement, record_type: str) -> tuple[str, str]:
     raise ReferenceError(f"{case.id}: no get tool can establish requirement {req.id} ({record_type}.{req.field})")
 
 
+def _choose(case: Case, action: ExpectedAction) -> dict[str, Any]:
+    """The reference's value of each argument the agent chooses: the first listed value under which
+    every requirement bound to that argument holds in the case's world."""
+    world = World(case)
+    chosen: dict[str, Any] = {}
+    for name, value in action.arguments.items():
+        if not isinstance(value, Choice):
+            continue
+        if not value.one_of:
+            raise ReferenceError(
+                f"{case.id}: {action.id} argument {name!r}: a derived reference needs the choice's one_of"
+            )
+        bound = [
+            req
+            for req in map(case.requirement, action.requires)
+            if isinstance(req.ref, ArgRef) and (req.ref.action, req.ref.arg) == (action.id, name)
+        ]
+        for option in value.one_of:
+            if all(_holds(world.get(f"{ref_type(req.ref)}:{id_text(option)}"), req) for req in bound):
+                chosen[name] = option
+                break
+        else:
+            raise ReferenceError(
+                f"{case.id}: {action.id} argument {name!r}: no listed value satisfies its requirements"
+            )
+    return chosen
+
+
+def _holds(record: dict[str, Any] | None, req: Requirement) -> bool:
+    if record is None:
+        return False
+    value = record["version"] if req.field == "version" else record["fields"].get(req.field)
+    return compare(value, req.operator, req.value)
+
+
 def derive_reference(case: Case) -> list[ScriptStep]:
     if case.protocol == Protocol.LEGACY:
         assert case.legacy is not None
@@ -43,6 +93,7 @@ def derive_reference(case: Case) -> list[ScriptStep]:
     script: list[ScriptStep] = []
     results: dict[str, dict[str, Any]] = {}
     action_steps: dict[str, int] = {}
+    chosen: dict[str, dict[str, Any]] = {}  # action id -> the values it chooses
 
     def run(step: ScriptStep) -> dict[str, Any]:
         observation = run_step(episode, step, results)
@@ -62,6 +113,9 @@ def derive_reference(case: Case) -> list[ScriptStep]:
                 if produced is None:
                     raise ReferenceError(f"{case.id}: requirement {req_id} needs {ref.id.result_of} first")
                 record_type, record_id, id_arg = ref.type, str(produced), ref.id
+            elif isinstance(ref, ArgRef):
+                record_type, record_id = ref.type, id_text(chosen[ref.action][ref.arg])
+                id_arg = record_id
             else:
                 record_type, record_id = split_ref(ref)
                 id_arg = record_id
@@ -94,8 +148,10 @@ def derive_reference(case: Case) -> list[ScriptStep]:
         run(ScriptStep(tool=SUBMIT, arguments={"outcome": case.stop.outcome.value}))
         return script
     for action in case.expected_actions:
+        chosen[action.id] = _choose(case, action)
         ensure_settled(action.requires)
-        observation = run(ScriptStep(tool=action.tool, arguments=dict(action.arguments), action_id=action.id))
+        arguments = {**action.arguments, **chosen[action.id]}
+        observation = run(ScriptStep(tool=action.tool, arguments=arguments, action_id=action.id))
         if observation.get("status") != "applied":
             raise ReferenceError(
                 f"{case.id}: expected action {action.id} ({action.tool}) was not applied: {observation}"
