@@ -73,6 +73,8 @@ def test_the_fidelity_report_says_what_was_kept_lost_and_why_not(imported: Path)
 def test_imported_semantics_match_the_release(imported: Path) -> None:
     cases = {c.id: c for c in read_suite(imported)}
     v3 = cases["SAB-V3-901"]
+    notify = v3.tool("owner_notify")
+    assert notify is not None and {p.name: p.enum for p in notify.params}["template_id"] == ["retired_v1"]
     episode = Episode(v3)
     # a lookup with no arguments lists the argument sets that fit, to refine; it shows no evidence
     listed = episode.call("service_read", {})

@@ -113,6 +113,7 @@ def action_tools(
                     description=f"{arg.replace('_', ' ')}",
                     required=all(arg in call for call in calls) and arg not in AGENT_GENERATED,
                     items=items,  # type: ignore[arg-type]
+                    enum=[str(e) for e in enum] if enum and kind == "string" else None,
                     match="unordered" if arg in UNORDERED and kind == "array" else "exact",
                     harmless=arg in AGENT_GENERATED,
                 )
