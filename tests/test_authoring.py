@@ -22,6 +22,7 @@ from safeactbench.store import read_episodes
 from safeactbench.suite.build import build_suite
 from safeactbench.suite.data import SUITE_ENV, read_suite
 from safeactbench.suite.families import FamiliesError, load_domains
+from served import serve_agent
 
 
 def cli(*args: str) -> str:
@@ -44,9 +45,9 @@ def add_family(families: Path) -> None:
     (domain / "__init__.py").write_text(init)
 
 
-@pytest.fixture
-def authored(tmp_path: Path) -> Iterator[Path]:
-    suite = tmp_path / "library-suite"
+@pytest.fixture(scope="module")
+def authored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    suite = tmp_path_factory.mktemp("authored") / "library-suite"
     assert "suite build --from" in cli("suite", "new", str(suite))
     add_family(suite / "families")
     assert "wrote 14 cases (suite library-suite 0.1.0)" in cli("suite", "build", "--from", str(suite / "families"))
@@ -78,9 +79,20 @@ def test_a_new_suite_with_two_families_plays_on_every_command(authored: Path, tm
 
     # a CLI agent plays one of the suite's cases through `mcp --suite` (the official MCP SDK over stdio)
     case = next(c for c in cases if c.family == "kiosk_renewal" and str(c.protocol) == "V3")
-    server = {"command": sys.executable,
-              "args": ["-m", "safeactbench", "mcp", "--suite", str(authored), "--case", case.id,
-                       "--out", str(tmp_path / "episode")]}  # fmt: skip
+    server = {
+        "command": sys.executable,
+        "args": [
+            "-m",
+            "safeactbench",
+            "mcp",
+            "--suite",
+            str(authored),
+            "--case",
+            case.id,
+            "--out",
+            str(tmp_path / "episode"),
+        ],
+    }
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"safeactbench": server}}))
     agent = Path(__file__).parent / "mcp_agent.py"
@@ -108,3 +120,39 @@ def test_a_broken_families_folder_is_named(tmp_path: Path) -> None:
         load_domains(families)
     result = CliRunner().invoke(app, ["suite", "new", str(tmp_path / "s")])
     assert result.exit_code != 0 and "not empty" in result.output
+
+
+def test_serve_agent_and_audit_play_the_suite(authored: Path, tmp_path: Path) -> None:
+    """The processes a run talks to read the same suite: serve-agent answers the lean loop's
+    requests from the suite's reference solutions; the audit mutates the suite's cases."""
+    suite = ["--suite", str(authored)]
+    with serve_agent("reference", *suite) as url:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "safeactbench",
+                "run",
+                *suite,
+                "--model",
+                "openai/served",
+                "--harness",
+                "lean",
+                "--model-arg",
+                f"base_url={url}",
+                "--no-preflight",
+                "--no-report",
+                "--out",
+                str(tmp_path / "lean"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = read_episodes(tmp_path / "lean" / "episodes.jsonl")
+    assert len(records) == 14 and all(r.verdict is not None and r.verdict.score == 1 for r in records)
+    cli("audit", *suite, "--json", "--out", str(tmp_path / "audit.json"))
+    report = json.loads((tmp_path / "audit.json").read_text())
+    assert report["cases"] == 14 and report["ok"] and report["total"]["mutants"] > 100, report["total"]
+    assert report["total"]["false_accepts"] == report["total"]["false_rejects"] == 0
