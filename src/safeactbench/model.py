@@ -34,8 +34,11 @@ def first_error(exc: ValidationError, root: str = "(root)") -> str:
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # fields added after the suite was published: written only when set, so published case bytes
-    # (and their checksums) stay what they were
+
+class _Extended(_Model):
+    """A model that gained fields after the suite was published: they are written only when set,
+    so published case bytes (and their checksums) stay what they were."""
+
     OPTIONAL_FIELDS: ClassVar[frozenset[str]] = frozenset()
 
     @model_serializer(mode="wrap")
@@ -128,7 +131,7 @@ def split_ref(ref: str) -> tuple[str, str]:
 ScalarType = Literal["string", "number", "integer", "boolean"]
 
 
-class Param(_Model):
+class Param(_Extended):
     """One tool parameter: a scalar, an object, or an array of scalars or objects (SPEC §3)."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
@@ -198,7 +201,7 @@ class CreateSpec(_Model):
     fields: dict[str, Operand]
 
 
-class InfoEffect(_Model):
+class InfoEffect(_Extended):
     """Read-only semantics: `get` one record by id, or `search` records by field filters.
 
     A `candidates` search answers like a lookup service: when the filters given (none, or some)
@@ -236,7 +239,7 @@ class InfoEffect(_Model):
         return (self.record_type, *self.other_types)
 
 
-class ActionEffect(_Model):
+class ActionEffect(_Extended):
     """State-changing semantics: a consequential tool acts on one existing target record, or - with
     no target - only creates records and returns results (a receipt, a filed document)."""
 
