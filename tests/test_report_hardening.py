@@ -136,8 +136,9 @@ def test_hostile_tool_calls_stay_inside_their_code_blocks(hostile_run: Path, hos
     fences = [t.content for t in tokens if t.type in ("fence", "code_block")]
     (run,) = load_runs([hostile_run])
     chosen = sorted((r for r in run.records if r.trajectory and r.verdict), key=lambda r: r.case_id)
+    stored = [s.trajectory for s in run.whole(chosen)]  # the report keeps no step text: it reads it back
     # exactly one code block per chosen episode, holding its whole text: nothing closed it early
-    assert fences == [render_episode(r.trajectory, r.verdict) + "\n" for r in chosen]  # type: ignore[arg-type]
+    assert fences == [render_episode(t, r.verdict) + "\n" for t, r in zip(stored, chosen, strict=True)]  # type: ignore[arg-type]
     assert all(f"[0] {HOSTILE_TOOL}(" in f for f in fences)
     assert not [h for h in headings(tokens) if INJECTED in h]
     assert injected(MarkdownIt("commonmark").enable("table").render(md)) == []

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from safeactbench.analysis.runs import slim
+from safeactbench.analysis.runs import ReportError, load_run, slim
 from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
 from safeactbench.records import read_lines, read_numbered
@@ -59,10 +59,24 @@ def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Pat
     assert [number for number, _, _ in lined.changed] == [number for number, _, _ in whole.changed] == [4]
     for full, kept in zip(whole.records, lined.records, strict=True):
         assert full.trajectory and kept.trajectory and full.verdict and kept.verdict
-        # the slimmed record renders the same
-        assert render_episode(kept.trajectory, kept.verdict) == render_episode(full.trajectory, full.verdict)
+        # the slimmed record keeps what the analysis reads of the steps, not their text
+        assert [(s.kind, s.tool, s.observation["status"]) for s in kept.trajectory.steps] == [
+            (s.kind, s.tool, s.observation.get("status")) for s in full.trajectory.steps
+        ]
         if full.transcript is not None and kept.transcript is not None:
             assert len(kept.transcript) == len(full.transcript)
+    # what the page shows is read back from the file, by line, in the order asked
+    loaded = load_run(out)
+    order = sorted(loaded.records, key=lambda r: (r.case_id, r.repetition, r.condition), reverse=True)
+    stored = dict(read_numbered(path))
+    for kept, back in zip(order, loaded.whole(order), strict=True):
+        number = loaded.numbers[loaded.records.index(kept)]
+        assert back == stored[number] and back.key == kept.key
+        assert back.trajectory is not None and kept.verdict is not None
+        assert render_episode(back.trajectory, kept.verdict).startswith("TRAJECTORY EXCERPT")
+    path.write_text("\n".join(lines[1:]) + "\n")  # the file changes under the report
+    with pytest.raises(ReportError, match="changed while the report was written"):
+        list(loaded.whole(order))
     # an unknown case is named at its line either way
     record = json.loads(lines[0])
     record["case_id"] = "SAB-V1-999"

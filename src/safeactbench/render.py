@@ -14,7 +14,6 @@ from typing import Any
 from .model import Step, Trajectory, Verdict
 
 MAX_FIELDS = 6
-RENDERED_STEP = "_rendered"  # where a slimmed step keeps its rendering (`slim_step`)
 
 
 def _value(value: Any) -> str:
@@ -49,17 +48,7 @@ def render_observation(observation: dict[str, Any]) -> str:
     return str(observation.get("message") or status)
 
 
-def slim_step(step: Step) -> Step:
-    """A step as a report keeps it for many episodes: its place, kind, tool, observation status and
-    its rendering, nothing else (render_step(slim_step(s)) == render_step(s))."""
-    observation = {"status": step.observation.get("status"), RENDERED_STEP: render_step(step)}
-    return Step(index=step.index, kind=step.kind, tool=step.tool, arguments={}, observation=observation)
-
-
 def render_step(step: Step) -> str:
-    rendered = step.observation.get(RENDERED_STEP)
-    if isinstance(rendered, str):  # slimmed: rendered already
-        return rendered
     if isinstance(step.arguments, dict):
         args = ", ".join(f"{k}={_value(v)}" for k, v in step.arguments.items())
     else:

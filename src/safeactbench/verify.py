@@ -37,6 +37,7 @@ class Verified:
 
     records: list[EpisodeRecord]
     changed: list[tuple[int, EpisodeRecord, EpisodeRecord]] = field(default_factory=list)  # line, stored, derived
+    numbers: list[int] = field(default_factory=list)  # the line of each record (verify_lines)
     duplicates: dict[EpisodeKey, list[int]] = field(default_factory=dict)
 
     @property
@@ -109,6 +110,7 @@ def verify_lines(
         record = parse_line(path, number, lines[number - 1])
         verified[number] = _verified(result, number, record, verify_record(record, f"{path}:{number}", lookup), keep)
     result.records = [verified[number] for number, _ in kept]  # back in file order
+    result.numbers = [number for number, _ in kept]
     result.changed.sort(key=lambda change: change[0])
     return result
 

@@ -32,7 +32,7 @@ import numpy as np
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .runs import ReportError
-from .structure import Cell, Report, Table
+from .structure import Cell, EpisodeBrowser, Report, Table
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -169,17 +169,35 @@ def render_html_chunks(report: Report) -> Iterator[str]:
             continue
         before, after = chunk.split(EPISODE_DATA, 1)
         yield before
-        yield from _json_script_chunks(report.browser)
+        yield from _browser_chunks(report.browser)
         yield after
 
 
-def _json_script_chunks(value: Any, size: int = 1 << 16) -> Iterator[str]:
+def _browser_chunks(browser: EpisodeBrowser) -> Iterator[str]:
+    """The browser's data as one JSON object, its episodes encoded as they are read."""
+    head = {"configurations": browser.configurations, "tasks": browser.tasks}
+    yield from _json_script_chunks(head, close=False)
+    yield ',"episodes":['
+    for n, episode in enumerate(browser.episodes()):
+        if n:
+            yield ","
+        yield from _json_script_chunks(episode)
+    yield "]}"
+
+
+def _json_script_chunks(value: Any, size: int = 1 << 16, close: bool = True) -> Iterator[str]:
     """`_json_script(value)` in pieces of about `size` characters (the escapes replace single
-    characters, so a piece boundary never splits one)."""
+    characters, so a piece boundary never splits one); `close=False` leaves an object open, for
+    more members to follow."""
     encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_json_default)
     buffer: list[str] = []
     length = 0
-    for piece in encoder.iterencode(value):
+    pieces = encoder.iterencode(value)
+    if not close:
+        text = "".join(pieces)
+        assert text.endswith("}")
+        pieces = iter([text[:-1]])
+    for piece in pieces:
         buffer.append(piece)
         length += len(piece)
         if length >= size:

@@ -4,13 +4,22 @@ configuration is everything run with one agent (or model) on one harness, repeti
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..records import EpisodeRecord, ModelTurn, StoreError, describe_duplicates, one_per_key, read_lines, read_meta
-from ..render import slim_step
+from ..model import Step
+from ..records import (
+    EpisodeRecord,
+    ModelTurn,
+    StoreError,
+    describe_duplicates,
+    one_per_key,
+    parse_line,
+    read_lines,
+    read_meta,
+)
 from ..runconfig import current_harness
 from ..store import run_config
 
@@ -31,6 +40,26 @@ class Run:
     meta: dict[str, Any]
     records: list[EpisodeRecord]
     warnings: list[str] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)  # the line of each record in episodes.jsonl
+
+    def whole(self, records: Sequence[EpisodeRecord]) -> Iterator[EpisodeRecord]:
+        """The stored records behind these (slim) records of the run, read back from its file one at
+        a time, in the order given: the report keeps no step's text in memory, the episode browser
+        and the illustrated trajectories render them from here. A file changed since it was read
+        is a ReportError."""
+        if not records:
+            return
+        line_of = {id(r): n for r, n in zip(self.records, self.numbers, strict=True)}
+        wanted = [line_of[id(r)] for r in records]
+        path = self.path / "episodes.jsonl"
+        offsets = _line_offsets(path, set(wanted))
+        with path.open("rb") as file:
+            for record, number in zip(records, wanted, strict=True):
+                file.seek(offsets[number])
+                stored = parse_line(path, number, file.readline())
+                if stored.key != record.key:
+                    raise ReportError(f"{path}:{number}: the file changed while the report was written")
+                yield stored
 
     @property
     def name(self) -> str:
@@ -48,6 +77,21 @@ class Run:
     def planned(self) -> int | None:
         planned = self.meta.get("planned")
         return int(planned) if isinstance(planned, int | float) else None
+
+
+def _line_offsets(path: Path, numbers: set[int]) -> dict[int, int]:
+    """The byte offset of each of these line numbers (counted as `records.read_lines` counts)."""
+    offsets: dict[int, int] = {}
+    position = 0
+    with path.open("rb") as file:
+        for number, line in enumerate(file, start=1):
+            if number in numbers:
+                offsets[number] = position
+            position += len(line)
+    missing = numbers - set(offsets)
+    if missing:
+        raise ReportError(f"{path}: the file changed while the report was written (line {min(missing)} is gone)")
+    return offsets
 
 
 def latest(records: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
@@ -97,20 +141,37 @@ def load_run(path: Path) -> Run:
             f"{episodes}: {len(verified.changed)} stored verdict(s) or case label(s) differ from the replay "
             f"(lines {numbers}{more}); the replayed ones are used"
         )
-    return Run(path=path, meta=meta, records=verified.records, warnings=warnings)
+    return Run(path=path, meta=meta, records=verified.records, warnings=warnings, numbers=verified.numbers)
 
 
 def slim(record: EpisodeRecord) -> EpisodeRecord:
-    """A verified record as the report keeps it: each step as its kind, tool, status and rendering
-    (`render.slim_step`), each model reply as its place and text-tool-call flag. Everything else
-    (scores, diagnostics, findings) is kept whole."""
+    """A verified record as the report keeps it: each step as its place, kind, tool and observation
+    status (its text is read back from the file when shown: `Run.whole`), each model reply as its
+    place and text-tool-call flag. Everything else (scores, diagnostics, findings) is kept whole."""
     updates: dict[str, Any] = {}
     if record.trajectory is not None:
-        steps = [slim_step(s) for s in record.trajectory.steps]
+        steps = [_bare(s) for s in record.trajectory.steps]
         updates["trajectory"] = record.trajectory.model_copy(update={"steps": steps})
     if record.transcript is not None:
         updates["transcript"] = [ModelTurn(text_tool_call=turn.text_tool_call) for turn in record.transcript]
     return record.model_copy(update=updates)
+
+
+_BARE_STEPS: dict[tuple[int, str, str, Any], Step] = {}
+MAX_BARE_STEPS = 100_000  # distinct (place, kind, tool, status): a few thousand in the suite's runs
+
+
+def _bare(step: Step) -> Step:
+    """A step as its place, kind, tool and observation status. Steps are frozen, so equal ones are
+    one shared object: a run's thousands of episodes repeat the same few thousand steps."""
+    status = step.observation.get("status")
+    key = (step.index, step.kind, step.tool, status if isinstance(status, str | None) else repr(status))
+    bare = _BARE_STEPS.get(key)
+    if bare is None:
+        bare = Step(index=step.index, kind=step.kind, tool=step.tool, arguments={}, observation={"status": status})
+        if len(_BARE_STEPS) < MAX_BARE_STEPS:
+            _BARE_STEPS[key] = bare
+    return bare
 
 
 def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallback: str = "run") -> str:

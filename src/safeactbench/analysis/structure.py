@@ -7,6 +7,7 @@ names, arguments, configuration labels), and the renderers escape all of it for 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,12 +60,22 @@ class Section:
 
 
 @dataclass
+class EpisodeBrowser:
+    """The episode browser's data: `episodes()` yields one episode at a time (read from the run
+    files as the page is written), so a large report never holds them all."""
+
+    configurations: list[str]
+    tasks: dict[str, str]
+    episodes: Callable[[], Iterator[dict[str, Any]]]
+
+
+@dataclass
 class Report:
     title: str
     subtitle: str
     sections: list[Section]
     data: dict[str, Any]
-    browser: dict[str, Any]
+    browser: EpisodeBrowser
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)

@@ -3,13 +3,14 @@ section and the data behind it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ...render import render_episode, render_findings, render_step
 from ...store import EpisodeRecord
 from ..metrics import FAILURE_MODES, ORIGINAL, PROTOCOL_NAMES
 from ..runs import ReportError
-from ..structure import Block, Section
+from ..structure import Block, EpisodeBrowser, Section
 from .context import Context
 
 
@@ -79,16 +80,30 @@ def trajectories_section(ctx: Context, chosen: list[tuple[str, EpisodeRecord]]) 
         intro="TRAJECTORY EXCERPT and EVALUATOR FINDINGS of "
         + ("the chosen episodes." if ctx.episode_specs else "one episode per failure mode."),
     )
+    stored = _stored(ctx, [r for _, r in chosen])
     for label, r in chosen:
-        assert r.trajectory is not None and r.verdict is not None
+        assert r.verdict is not None
         mode = r.verdict.failure_mode or "success"
         title = f"{label} · {r.case_id} · {r.protocol.value} · {r.domain}"
         if r.condition != ORIGINAL:
             title += f" · {r.condition}"
-        section.blocks.append(Block(f"{title} — {mode}", render_episode(r.trajectory, r.verdict)))
+        trajectory = stored[id(r)].trajectory
+        assert trajectory is not None
+        section.blocks.append(Block(f"{title} — {mode}", render_episode(trajectory, r.verdict)))
     if not chosen:
         section.notes.append("No failed episode to illustrate.")
     return section
+
+
+def _stored(ctx: Context, records: list[EpisodeRecord]) -> dict[int, EpisodeRecord]:
+    """The stored record behind each of these (slim) records, by the slim record's id: one read of
+    each run file."""
+    wanted = {id(r) for r in records}
+    found: dict[int, EpisodeRecord] = {}
+    for run in ctx.runs:
+        mine = [r for r in run.records if id(r) in wanted]
+        found.update((id(r), stored) for r, stored in zip(mine, run.whole(mine), strict=True))
+    return found
 
 
 def browser_section() -> Section:
@@ -101,24 +116,31 @@ def browser_section() -> Section:
     )
 
 
-def browser_data(ctx: Context) -> dict[str, Any]:
-    episodes: list[dict[str, Any]] = []
-    for ci, c in enumerate(ctx.configs):
-        several_runs = len(c.runs) > 1
-        for run in c.runs:
-            several_reps = len({r.repetition for r in run.records}) > 1
-            for r in sorted(run.records, key=lambda r: (r.case_id, r.condition, r.repetition)):
-                item = _episode_json(len(episodes), ci, run.name, r)
-                if several_runs:
-                    item["tag"] = f"{run.name}#{r.repetition}"
-                elif several_reps:
-                    item["tag"] = f"rep {r.repetition}"
-                episodes.append(item)
-    return {"configurations": ctx.labels, "episodes": episodes, "tasks": dict(ctx.tasks)}
+def browser_data(ctx: Context) -> EpisodeBrowser:
+    """Every episode of every run for the browser, produced one at a time as the page is written."""
+
+    def episodes() -> Iterator[dict[str, Any]]:
+        index = 0
+        for ci, c in enumerate(ctx.configs):
+            several_runs = len(c.runs) > 1
+            for run in c.runs:
+                several_reps = len({r.repetition for r in run.records}) > 1
+                ordered = sorted(run.records, key=lambda r: (r.case_id, r.condition, r.repetition))
+                for r, stored in zip(ordered, run.whole(ordered), strict=True):
+                    item = _episode_json(index, ci, run.name, r, stored)
+                    if several_runs:
+                        item["tag"] = f"{run.name}#{r.repetition}"
+                    elif several_reps:
+                        item["tag"] = f"rep {r.repetition}"
+                    index += 1
+                    yield item
+
+    return EpisodeBrowser(ctx.labels, dict(ctx.tasks), episodes)
 
 
-def _episode_json(index: int, config: int, run: str, r: EpisodeRecord) -> dict[str, Any]:
-    steps = [render_step(s) for s in r.trajectory.steps] if r.trajectory else []
+def _episode_json(index: int, config: int, run: str, r: EpisodeRecord, stored: EpisodeRecord) -> dict[str, Any]:
+    """One episode: its scores from the verified record `r`, its steps from the stored one."""
+    steps = [render_step(s) for s in stored.trajectory.steps] if stored.trajectory else []
     if r.status != "completed":
         outcome, findings = "MISSING", [f"missing episode: {r.missing_reason or 'unknown reason'}"]
         score, mode = None, None
