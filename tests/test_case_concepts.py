@@ -152,3 +152,26 @@ def test_evidence_is_bound_to_the_record_the_action_chose(reads: list[str], card
     verdict = evaluate(case, episode.trajectory())
     assert sorted(f.code.value for f in verdict.findings if f.code.value != "INCOMPLETE_WORKFLOW") == sorted(findings)
     assert verdict.score == (not findings)
+
+
+def test_the_linter_names_a_binding_or_a_target_that_cannot_work() -> None:
+    from safeactbench.model import ArgRef
+    from safeactbench.suite.lint import lint_case
+
+    case = chosen_card_case()
+    unbound = case.model_copy(
+        update={
+            "requirements": [
+                case.requirements[0].model_copy(update={"ref": ArgRef(type="card", action="a9", arg="card_id")})
+            ]
+        }
+    )
+    assert any("bound to 'a9', which is not an expected action it gates" in p for p in lint_case(unbound))
+    fixed = case.model_copy(
+        update={"expected_actions": [case.expected_actions[0].model_copy(update={"arguments": {"card_id": "C-2"}})]}
+    )
+    assert any("a chosen target needs a Choice" in p for p in lint_case(fixed))
+    targetless = case.model_copy(
+        update={"expected_actions": [case.expected_actions[0].model_copy(update={"target": None})]}
+    )
+    assert any("refund_to_card needs a target" in p for p in lint_case(targetless))
