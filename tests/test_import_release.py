@@ -115,6 +115,23 @@ def test_the_imported_suite_plays_on_run_and_report(imported: Path, tmp_path: Pa
         app, ["report", "--suite", str(imported), *map(str, runs.values()), "--out", str(tmp_path / "report")]
     )
     assert result.exit_code == 0, result.output
+    # the release's cases have no static decisive requirement: no intervention applies, and a run says so
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--suite",
+            str(imported),
+            "--agent",
+            "reference",
+            "--condition",
+            "withheld",
+            "--out",
+            str(tmp_path / "withheld"),
+            "--no-report",
+        ],
+    )
+    assert result.exit_code == 2 and "none of the 8 selected case(s) takes withheld" in result.output, result.output
 
 
 def test_a_checkout_that_is_not_the_release_is_named(tmp_path: Path) -> None:

@@ -286,6 +286,12 @@ def run(
     conditions = [c for c in CONDITIONS if c in given]  # one order, so one plan, however they are listed
     selected = select_cases(protocol, domain, case_ids)
     jobs = plan(selected, conditions, repeat)
+    if not jobs:
+        raise fail(
+            f"--condition: none of the {len(selected)} selected case(s) takes {', '.join(conditions)} "
+            "(the interventions need a V1-V3 case with one static decisive requirement on its first action; "
+            "V2/V3 take only the stop twins)"
+        )
     if limit is not None:
         jobs = jobs[:limit]
     if harness_cmd is not None and harness_name != "inspect":
