@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -117,6 +118,11 @@ def test_a_broken_families_folder_is_named(tmp_path: Path) -> None:
     (families / "stray.py").write_text("X = 1\n")
     renewal.write_text(original)
     with pytest.raises(FamiliesError, match=r"stray.py: defines no DOMAIN"):
+        load_domains(families)
+    init = families / "library" / "__init__.py"
+    (families / "stray.py").unlink()
+    init.write_text(re.sub(r"\n    composition=.*\n", "\n", init.read_text()))
+    with pytest.raises(FamiliesError, match=r"library/__init__.py: DOMAIN declares no composition"):
         load_domains(families)
     result = CliRunner().invoke(app, ["suite", "new", str(tmp_path / "s")])
     assert result.exit_code != 0 and "not empty" in result.output

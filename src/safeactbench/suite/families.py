@@ -70,6 +70,8 @@ def load_domains(directory: Path) -> list[Domain]:
         domain = getattr(module, "DOMAIN", None)
         if not isinstance(domain, Domain):
             raise FamiliesError(f"{where}: defines no DOMAIN (a safeactbench.authoring.Domain)")
+        if domain.composition is None:  # only the packaged domains take the suite's composition table
+            raise FamiliesError(f"{where}: DOMAIN declares no composition (cases per protocol)")
         domains.append(domain)
     names = [d.name for d in domains]
     duplicated = sorted({n for n in names if names.count(n) > 1})
