@@ -142,3 +142,13 @@ def test_a_checkout_that_is_not_the_release_is_named(tmp_path: Path) -> None:
     (broken / "env" / "multi_step_cases.json").write_text("{not json")
     result = CliRunner().invoke(app, ["import", "safeact-release", str(broken), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "multi_step_cases.json: not valid JSON" in result.output, result.output
+    # a case of a shape nobody foresaw is that case's problem, not the import's
+    (broken / "env" / "multi_step_cases.json").unlink()
+    catalog = broken / "env" / "linear_workflow_cases.json"
+    catalog.write_text(catalog.read_text().replace('"required_info_calls": [', '"required_info_calls": [7, ', 1))
+    result = CliRunner().invoke(app, ["import", "safeact-release", str(broken), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    fidelity = report(tmp_path / "o")
+    assert fidelity["SAB-V2-901"]["status"] == "not_importable"
+    assert fidelity["SAB-V2-901"]["notes"][0].startswith("unexpected data (AttributeError")
+    assert fidelity["SAB-V1-901"]["status"] == "exact"

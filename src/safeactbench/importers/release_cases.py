@@ -324,6 +324,9 @@ def interactive_case(source: ReleaseCase, release: Release) -> tuple[Case, list[
     data, protocol = source.data, source.protocol
     for name in list(data.get("info_tools") or []) + [str(u.tool) for u in t.evidence.lookups]:
         _name(str(name), "information tool")
+    for lookup in t.evidence.lookups:
+        for arg in lookup.arguments:
+            _name(str(arg), f"argument of {lookup.tool}")
     if protocol == Protocol.V0:
         return _stop_case(source, t), t.lost
     commits = _commits(data, protocol)

@@ -71,6 +71,9 @@ def translate(source: ReleaseCase, release: Release) -> tuple[Case | None, Fidel
     except (NotImportable, ScriptError, ValueError) as exc:
         reason = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
         return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+    except Exception as exc:  # data of a shape the translation did not foresee: this case only, named
+        reason = f"unexpected data ({type(exc).__name__}: {exc})"
+        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
     if verdict.score != 1:
         reason = f"its reference solution scores 0 here: {verdict.findings[0].detail}"
         return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
