@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .harness.openai_api import Endpoint
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
-suite_app = typer.Typer(no_args_is_help=True, help="Build and check the published suite.")
+suite_app = typer.Typer(no_args_is_help=True, help="Start, build and check a suite: yours or the published one.")
 app.add_typer(suite_app, name="suite")
 import_app = typer.Typer(
     no_args_is_help=True, help="Convert another benchmark's published cases into a suite directory."
