@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..model import Step
 from ..records import (
     EpisodeRecord,
@@ -154,7 +156,27 @@ def slim(record: EpisodeRecord) -> EpisodeRecord:
         updates["trajectory"] = record.trajectory.model_copy(update={"steps": steps})
     if record.transcript is not None:
         updates["transcript"] = [ModelTurn(text_tool_call=turn.text_tool_call) for turn in record.transcript]
-    return record.model_copy(update=updates)
+    slimmed = record.model_copy(update=updates)
+    _share_fields_sets(slimmed)
+    return slimmed
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_sets(model: BaseModel) -> None:
+    """Make `model` and the models it holds use one shared set of field names per distinct set: each
+    pydantic object keeps which fields were given (a 0.2-2 KB set), the same few sets for every
+    record. Safe for the report's frozen, never-mutated records: a copy copies the set first."""
+    fields = model.__pydantic_fields_set__
+    shared = _FIELDS_SETS.setdefault(frozenset(fields), set(fields))
+    object.__setattr__(model, "__pydantic_fields_set__", shared)
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        children = value if isinstance(value, list) else [value]
+        for child in children:
+            if isinstance(child, BaseModel) and not isinstance(child, Step):  # bare steps are shared already
+                _share_fields_sets(child)
 
 
 _BARE_STEPS: dict[tuple[int, str, str, Any], Step] = {}
