@@ -128,9 +128,6 @@ def split_ref(ref: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------- tools
 
 
-ScalarType = Literal["string", "number", "integer", "boolean"]
-
-
 class Param(_Extended):
     """One tool parameter: a scalar, an object, or an array of scalars or objects (SPEC §3)."""
 
