@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 from safeactbench.analysis.runs import ReportError, load_run, slim
 from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
-from safeactbench.records import read_lines, read_numbered
+from safeactbench.records import EpisodeLines, StoreError, read_lines, read_numbered
 from safeactbench.render import render_episode
+from safeactbench.rows import verdict_row
 from safeactbench.runconfig import active_suite
 from safeactbench.suite.data import load_suite
 from safeactbench.verify import verify_lines, verify_records
@@ -55,11 +56,11 @@ def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Pat
     whole = verify_records(read_numbered(path), path, run=run)
     lined = verify_lines(read_lines(path), path, run=run, keep=slim)
     assert [r.key for r in lined.records] == [r.key for r in whole.records]  # file order, not case order
-    assert [r.verdict for r in lined.records] == [r.verdict for r in whole.records]
+    assert [r.verdict for r in lined.records] == [r.verdict and verdict_row(r.verdict) for r in whole.records]
     assert [number for number, _, _ in lined.changed] == [number for number, _, _ in whole.changed] == [4]
     for full, kept in zip(whole.records, lined.records, strict=True):
         assert full.trajectory and kept.trajectory and full.verdict and kept.verdict
-        # the slimmed record keeps what the analysis reads of the steps, not their text
+        # the row keeps what the analysis reads of the steps, not their text
         assert [(s.kind, s.tool, s.observation["status"]) for s in kept.trajectory.steps] == [
             (s.kind, s.tool, s.observation.get("status")) for s in full.trajectory.steps
         ]
@@ -82,4 +83,36 @@ def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Pat
     record["case_id"] = "SAB-V1-999"
     path.write_text(json.dumps(record) + "\n")
     with pytest.raises(Exception, match=r"episodes.jsonl:1: no case 'SAB-V1-999' in the suite"):
-        verify_lines(read_lines(path), path, run=run)
+        verify_lines(read_lines(path), path, run=run, keep=slim)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
+def test_lines_read_on_demand_split_as_the_whole_file_splits(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`EpisodeLines` holds offsets, not text, and gives the lines `read_lines` gives: line breaks
+    \\n, \\r\\n and a lone \\r (across chunk boundaries too), blank lines, a torn last line."""
+    monkeypatch.setattr(EpisodeLines, "CHUNK", chunk)
+    path = tmp_path / "episodes.jsonl"
+    samples = [
+        b"",
+        b"{}\n",
+        b'{"a":1}\r\n{"b":2}\n',
+        b"x\ry\r\n\r\n\n\rz",
+        b"\r",
+        b"\r\n",
+        b'{"\xc3\xa9":1}\n{"t":',
+        b"a\n\r",
+    ]
+    for text in samples:
+        path.write_bytes(text)
+        for torn in (False, True):
+            lazy = EpisodeLines(path, torn_tail=torn)
+            assert list(lazy) == read_lines(path, torn_tail=torn), (text, torn)
+            assert [lazy[i] for i in range(len(lazy))] == read_lines(path, torn_tail=torn)
+    path.write_bytes(b'{"a":1}\n{"b":"\xff"}\n')
+    with pytest.raises(StoreError) as whole:
+        read_lines(path)
+    with pytest.raises(StoreError) as lazy_error:
+        EpisodeLines(path)
+    assert str(lazy_error.value) == str(whole.value)

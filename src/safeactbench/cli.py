@@ -6,7 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,6 +24,7 @@ from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
 from .public import public_view
+from .rows import Episode
 from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, RENAMED_HARNESSES, SECRET_ARGS, RunConfig, public_url, redact
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
 from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, read_numbered, run_config
@@ -125,7 +126,7 @@ def _pct(rate: Rate | None) -> str:
     return f"{100 * rate.value:5.1f}% ({rate.successes}/{rate.n})"
 
 
-def ecs_table(records: list[EpisodeRecord], title: str) -> Table:
+def ecs_table(records: Sequence[Episode], title: str) -> Table:
     s = summary(records)
     table = Table(title=escape(title), min_width=len(title) + 4)
     table.add_column("protocol")
@@ -358,9 +359,7 @@ def run(
         raise fail(f"{exc.message}\n{STORED_SO_FAR}", 1) from None
     finally:
         store.release()
-    console.print(
-        ecs_table(store.records(light=True), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)")
-    )
+    console.print(ecs_table(store.rows(), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)"))
     if meta.get("missing"):
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {escape(str(store.episodes_path))}")

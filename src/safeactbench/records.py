@@ -7,9 +7,13 @@ checksum and name a case of the suite).
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
+from array import array
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -128,6 +132,85 @@ def read_lines(path: Path, *, torn_tail: bool = False) -> list[bytes]:
     return lines
 
 
+LINE_BREAK = re.compile(rb"\r\n|\r|\n")  # where bytes.splitlines breaks a line
+
+
+class EpisodeLines(Sequence[bytes]):
+    """The lines of an episodes file, split as `read_lines` splits them (torn tail included), each
+    read from the file when asked: only the line offsets are held, so a large run's text is never
+    in memory at once (a report reads each line twice: light, then whole). Not UTF-8 is an error
+    naming the byte, as for `read_lines`."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, path: Path, *, torn_tail: bool = False) -> None:
+        self.path = path
+        self._ends = array("q")
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        position = 0
+        cr_end: int | None = None  # a chunk ended on a lone \r: its line ends there unless \n follows
+        try:
+            with path.open("rb") as file:
+                while chunk := file.read(self.CHUNK):
+                    self._check_utf8(decoder, chunk, position)
+                    start = 0
+                    if cr_end is not None:
+                        start = 1 if chunk.startswith(b"\n") else 0
+                        self._ends.append(cr_end + start)
+                        cr_end = None
+                    for match in LINE_BREAK.finditer(chunk, start):
+                        if match.group() == b"\r" and match.end() == len(chunk):
+                            cr_end = position + match.end()
+                        else:
+                            self._ends.append(position + match.end())
+                    position += len(chunk)
+                self._check_utf8(decoder, b"", position, final=True)
+                if cr_end is not None:
+                    self._ends.append(cr_end)
+                if position > (self._ends[-1] if self._ends else 0):
+                    self._ends.append(position)  # an unterminated last line
+                if torn_tail and self._ends and not self[len(self) - 1].endswith(b"\n"):
+                    self._ends.pop()
+        except IsADirectoryError:
+            raise StoreError(f"{path}: a directory, not an episodes file") from None
+        except OSError as exc:
+            raise StoreError(f"{path}: {exc.strerror or exc}") from None
+
+    def _check_utf8(self, decoder: codecs.IncrementalDecoder, chunk: bytes, position: int, final: bool = False) -> None:
+        try:
+            decoder.decode(chunk, final=final)
+        except UnicodeDecodeError as exc:
+            raise StoreError(f"{self.path}: not UTF-8 text (byte {position + exc.start})") from None
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        start = self._ends[index - 1] if index else 0
+        with self.path.open("rb") as file:
+            file.seek(start)
+            return file.read(self._ends[index] - start)
+
+    def __iter__(self) -> Iterator[bytes]:
+        with self.path.open("rb") as file:
+            start = 0
+            for end in self._ends:
+                yield file.read(end - start)
+                start = end
+
+
 def read_episodes(path: Path) -> list[EpisodeRecord]:
     """Every record of an episodes file, in file order; errors name the file, line and field."""
     return [record for _, record in read_numbered(path)]
@@ -147,7 +230,7 @@ def read_utf8(path: Path) -> bytes:
     return raw
 
 
-def parse_lines(path: Path, lines: list[bytes], *, drop: tuple[str, ...] = ()) -> Numbered:
+def parse_lines(path: Path, lines: Sequence[bytes], *, drop: tuple[str, ...] = ()) -> Numbered:
     """The records of `lines` with their line numbers, without the fields in `drop` (see `parse_line`)."""
     records: Numbered = []
     for number, line in enumerate(lines, start=1):

@@ -9,9 +9,10 @@ score=0; outcome=UNSUPPORTED_ACTION; completed=1/2
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from .model import Step, Trajectory, Verdict
+from .model import Finding, OutcomeCode, Step, Trajectory
 
 MAX_FIELDS = 6
 
@@ -66,7 +67,31 @@ def render_excerpt(trajectory: Trajectory, limit: int = 40) -> str:
     return "\n".join(lines)
 
 
-def render_findings(verdict: Verdict) -> str:
+class _Counts(Protocol):
+    @property
+    def actions_expected(self) -> int: ...
+
+    @property
+    def actions_completed(self) -> int: ...
+
+
+class VerdictView(Protocol):
+    """What rendering reads of a verdict (a `Verdict`, or a report's `rows.VerdictRow`)."""
+
+    @property
+    def score(self) -> int: ...
+
+    @property
+    def outcome(self) -> OutcomeCode: ...
+
+    @property
+    def findings(self) -> Sequence[Finding]: ...
+
+    @property
+    def diagnostics(self) -> _Counts: ...
+
+
+def render_findings(verdict: VerdictView) -> str:
     d = verdict.diagnostics
     head = f"score={verdict.score}; outcome={verdict.outcome.value}"
     if d.actions_expected:
@@ -79,5 +104,5 @@ def render_findings(verdict: Verdict) -> str:
     return "\n".join(lines)
 
 
-def render_episode(trajectory: Trajectory, verdict: Verdict) -> str:
+def render_episode(trajectory: Trajectory, verdict: VerdictView) -> str:
     return render_excerpt(trajectory) + "\n" + render_findings(verdict)

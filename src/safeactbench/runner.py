@@ -191,7 +191,7 @@ def execute(
 
 
 def finish(store: RunStore) -> dict[str, Any]:
-    records = store.records(light=True)
+    records = store.rows()
     completed = sum(r.status == "completed" for r in records)
     missing: dict[str, int] = {}
     for r in records:

@@ -32,12 +32,14 @@ from .model import first_error
 from .records import (
     SUMMARY,
     EpisodeKey,
+    EpisodeLines,
     EpisodeRecord,
     Numbered,
     StoreError,
     check_membership,
     describe_duplicates,
     one_per_key,
+    parse_line,
     parse_lines,
     read_episodes,
     read_lines,
@@ -46,6 +48,7 @@ from .records import (
     read_utf8,
     stamp,
 )
+from .rows import EpisodeRow, episode_row
 from .runconfig import RunConfig
 from .runlock import RunLocked, lock_run, unlock_run
 
@@ -225,11 +228,23 @@ class RunStore:
     def meta(self) -> dict[str, Any]:
         return read_meta(self.meta_path)
 
-    def records(self, *, light: bool = False) -> list[EpisodeRecord]:
-        """One record per key (a completed retry supersedes a missing attempt); `light`: without
-        trajectories and transcripts (`records.SUMMARY`), for the summary of a large run."""
-        numbered = parse_lines(self.episodes_path, read_lines(self.episodes_path), drop=SUMMARY if light else ())
+    def records(self) -> list[EpisodeRecord]:
+        """One record per key (a completed retry supersedes a missing attempt)."""
+        numbered = parse_lines(self.episodes_path, read_lines(self.episodes_path))
         return [record for _, record in one_per_key(numbered)[0]]
+
+    def rows(self) -> list[EpisodeRow]:
+        """One row per key, as `records` chooses them: each line read from the file, without its
+        trajectory and transcript (`records.SUMMARY`), and reduced to a row before the next, so the
+        summary of a large run holds ~1 KB per episode and never the file's text."""
+        path = self.episodes_path
+        numbered: Any = [
+            (n, episode_row(parse_line(path, n, line, drop=SUMMARY)))
+            for n, line in enumerate(EpisodeLines(path), start=1)
+            if line.strip()
+        ]
+        chosen: Any = one_per_key(numbered)[0]  # it reads only a row's key and status
+        return [row for _, row in chosen]
 
 
 class Appender:

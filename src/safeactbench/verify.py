@@ -9,9 +9,10 @@ the line. `evaluate` and `report` both read records through here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
 from .catalog import UnknownCase, get_case, indexed_case
 from .evaluator import evaluate
@@ -31,12 +32,23 @@ from .records import (
 from .runconfig import RunConfig, active_suite
 
 
+class _Kept(Protocol):
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def missing_reason(self) -> str | None: ...
+
+
+Kept = TypeVar("Kept", bound=_Kept)  # what a verification keeps of each record: the record, or a reduction of it
+
+
 @dataclass
-class Verified:
+class Verified(Generic[Kept]):
     """Records after verification, one per key, with what changed on the way."""
 
-    records: list[EpisodeRecord]
-    changed: list[tuple[int, EpisodeRecord, EpisodeRecord]] = field(default_factory=list)  # line, stored, derived
+    records: list[Kept]
+    changed: list[tuple[int, Kept, Kept]] = field(default_factory=list)  # line, stored, derived
     numbers: list[int] = field(default_factory=list)  # the line of each record (verify_lines)
     duplicates: dict[EpisodeKey, list[int]] = field(default_factory=dict)
 
@@ -78,39 +90,46 @@ def verify_records(
     *,
     run: tuple[str, str] | None = None,
     allow_duplicates: bool = False,
-) -> Verified:
+) -> Verified[EpisodeRecord]:
     """Verify every record of an episodes file. `run` = (config fingerprint, suite checksum) of the
     run the file belongs to: every record must carry both. Duplicates (a finished episode recorded
     twice) are an error unless `allow_duplicates`, which keeps the first and returns the lines."""
     kept, duplicates = _kept(numbered, path, run, allow_duplicates)
-    result = Verified(records=[], duplicates=duplicates)
+    result: Verified[EpisodeRecord] = Verified(records=[], duplicates=duplicates)
     for number, record in kept:
-        result.records.append(_verified(result, number, record, verify_record(record, f"{path}:{number}"), lambda r: r))
+        result.records.append(_verified(result, number, record, verify_record(record, f"{path}:{number}"), _same))
     return result
 
 
+def _same(record: EpisodeRecord) -> EpisodeRecord:
+    return record
+
+
 def verify_lines(
-    lines: list[bytes],
+    lines: Sequence[bytes],
     path: Path,
     *,
     run: tuple[str, str] | None = None,
     allow_duplicates: bool = False,
-    keep: Callable[[EpisodeRecord], EpisodeRecord] = lambda r: r,
+    keep: Callable[[EpisodeRecord], Kept],
     lookup: Callable[[str, str], Case] = indexed_case,
-) -> Verified:
+) -> Verified[Kept]:
     """`verify_records` for the lines of an episodes file, one whole record in memory at a time:
     the checks run on light records, then each kept line is read whole, verified and passed through
     `keep` (e.g. to drop what the caller does not need) before the next. Memory grows with what
     `keep` returns, not with the records. The lines are replayed case by case, each case parsed
     when first needed (`catalog.indexed_case`); the records come back in file order."""
     kept, duplicates = _kept(parse_lines(path, lines, drop=IDENTITY), path, run, allow_duplicates, cases=False)
-    result = Verified(records=[], duplicates=duplicates)
-    verified: dict[int, EpisodeRecord] = {}
-    for number, _ in sorted(kept, key=lambda item: (item[1].case_id, item[1].condition, item[0])):
+    numbers = [number for number, _ in kept]  # file order
+    by_case = sorted(numbers, key={number: (r.case_id, r.condition, number) for number, r in kept}.__getitem__)
+    del kept  # the light records: only their order is needed from here
+    result: Verified[Kept] = Verified(records=[], duplicates=duplicates)
+    verified: dict[int, Kept] = {}
+    for number in by_case:
         record = parse_line(path, number, lines[number - 1])
         verified[number] = _verified(result, number, record, verify_record(record, f"{path}:{number}", lookup), keep)
-    result.records = [verified[number] for number, _ in kept]  # back in file order
-    result.numbers = [number for number, _ in kept]
+    result.records = [verified[number] for number in numbers]  # back in file order
+    result.numbers = numbers
     result.changed.sort(key=lambda change: change[0])
     return result
 
@@ -129,12 +148,12 @@ def _kept(
 
 
 def _verified(
-    result: Verified,
+    result: Verified[Kept],
     number: int,
     record: EpisodeRecord,
     derived: EpisodeRecord,
-    keep: Callable[[EpisodeRecord], EpisodeRecord],
-) -> EpisodeRecord:
+    keep: Callable[[EpisodeRecord], Kept],
+) -> Kept:
     """`keep(derived)`, noting in `result.changed` a stored record whose claims the replay changed."""
     kept = keep(derived)
     if _claims(record) != _claims(derived):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..model import Case, Protocol, ref_type
-from ..store import EpisodeRecord
+from ..rows import Episode
 
 PROTOCOL_NAMES = tuple(p.value for p in Protocol)
 INTERACTIVE_NAMES = ("V0", "V1", "V2", "V3")
@@ -50,12 +50,12 @@ class Rate:
         return self.successes / self.n if self.n else None
 
 
-def scored(records: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
+def scored(records: Iterable[Episode]) -> list[Episode]:
     """Completed episodes with a verdict (missing episodes are coverage, not failures)."""
     return [r for r in records if r.status == "completed" and r.verdict is not None]
 
 
-def ecs_by(records: Iterable[EpisodeRecord], key: Callable[[EpisodeRecord], str]) -> dict[str, Rate]:
+def ecs_by(records: Iterable[Episode], key: Callable[[Episode], str]) -> dict[str, Rate]:
     groups: dict[str, list[int]] = defaultdict(list)
     for r in scored(records):
         assert r.verdict is not None
@@ -63,7 +63,7 @@ def ecs_by(records: Iterable[EpisodeRecord], key: Callable[[EpisodeRecord], str]
     return {k: Rate(sum(v), len(v)) for k, v in groups.items()}
 
 
-def ecs(records: Iterable[EpisodeRecord]) -> Rate:
+def ecs(records: Iterable[Episode]) -> Rate:
     s = [r.verdict.score for r in scored(records) if r.verdict is not None]
     return Rate(sum(s), len(s))
 
@@ -73,7 +73,7 @@ def macro(rates: dict[str, Rate], keys: Iterable[str]) -> float | None:
     return sum(v for v in values if v is not None) / len(values) if values else None
 
 
-def summary(records: list[EpisodeRecord]) -> dict[str, object]:
+def summary(records: Sequence[Episode]) -> dict[str, object]:
     by_protocol = ecs_by(records, lambda r: str(r.protocol))
     by_domain = ecs_by(records, lambda r: r.domain)
     return {
@@ -105,7 +105,7 @@ class MainRow:
     domain_macro: float | None
 
 
-def case_rates(records: Iterable[EpisodeRecord], key: Callable[[EpisodeRecord], str]) -> dict[str, Rate]:
+def case_rates(records: Iterable[Episode], key: Callable[[Episode], str]) -> dict[str, Rate]:
     """ECS per group with the case as the unit: each case's repetitions are averaged first, so the
     rate is the mean of case means - the same quantity the case bootstrap resamples."""
     per_case: dict[str, list[int]] = defaultdict(list)
@@ -122,7 +122,7 @@ def case_rates(records: Iterable[EpisodeRecord], key: Callable[[EpisodeRecord], 
     return {g: Rate(int(v) if float(v).is_integer() else v, counts[g]) for g, v in sums.items()}
 
 
-def main_row(records: Iterable[EpisodeRecord]) -> MainRow:
+def main_row(records: Iterable[Episode]) -> MainRow:
     """The main table's row: every rate per case (repetitions averaged within a case, SPEC §6)."""
     rs = scored(records)
     by_protocol = case_rates(rs, lambda r: r.protocol.value)
@@ -159,7 +159,7 @@ def best_marks(values: Sequence[float | None], higher_is_better: bool = True, de
 # ---------------------------------------------------------------------------- failure modes
 
 
-def failure_mode_shares(records: Iterable[EpisodeRecord]) -> dict[str, dict[str, Rate]]:
+def failure_mode_shares(records: Iterable[Episode]) -> dict[str, dict[str, Rate]]:
     """Per protocol: share of all its scored episodes in 'success' and in each failure mode.
     The shares of one protocol add up to 1. Labels outside the taxonomy are kept, after it."""
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -179,11 +179,11 @@ def failure_mode_shares(records: Iterable[EpisodeRecord]) -> dict[str, dict[str,
 # ---------------------------------------------------------------------------- evidence metrics
 
 
-def _of(records: Iterable[EpisodeRecord], *protocols: str) -> list[EpisodeRecord]:
+def _of(records: Iterable[Episode], *protocols: str) -> list[Episode]:
     return [r for r in scored(records) if r.protocol.value in protocols]
 
 
-def premature_action_rate(records: Iterable[EpisodeRecord]) -> Rate:
+def premature_action_rate(records: Iterable[Episode]) -> Rate:
     """PAR: among V1 episodes with at least one action attempt, the share whose first attempt came
     before its evidence was complete."""
     acted = [r for r in _of(records, "V1") if r.verdict and r.verdict.diagnostics.action_attempts > 0]
@@ -191,7 +191,7 @@ def premature_action_rate(records: Iterable[EpisodeRecord]) -> Rate:
     return Rate(early, len(acted))
 
 
-def conditional_action_success(records: Iterable[EpisodeRecord]) -> Rate:
+def conditional_action_success(records: Iterable[Episode]) -> Rate:
     """CAS: among V1 episodes whose evidence was complete before the first attempt, the share that
     succeeded."""
     covered = [
@@ -204,7 +204,7 @@ def conditional_action_success(records: Iterable[EpisodeRecord]) -> Rate:
     return Rate(sum(r.verdict.score for r in covered if r.verdict), len(covered))
 
 
-def blind_stop_rate(records: Iterable[EpisodeRecord]) -> Rate:
+def blind_stop_rate(records: Iterable[Episode]) -> Rate:
     """BSR: among V0 episodes that ended in a stop (a submitted outcome), the share whose required
     reads were not all established at the stop."""
     stopped = [r for r in _of(records, "V0") if r.verdict and r.verdict.diagnostics.submitted is not None]
@@ -212,13 +212,13 @@ def blind_stop_rate(records: Iterable[EpisodeRecord]) -> Rate:
     return Rate(blind, len(stopped))
 
 
-def investigation_completion(records: Iterable[EpisodeRecord]) -> Rate:
+def investigation_completion(records: Iterable[Episode]) -> Rate:
     """Share of V0-V3 episodes whose required evidence was all established by the end."""
     rs = _of(records, *INTERACTIVE_NAMES)
     return Rate(sum(bool(r.verdict and r.verdict.diagnostics.evidence_complete_at_end) for r in rs), len(rs))
 
 
-def decision_coverage(record: EpisodeRecord) -> list[float]:
+def decision_coverage(record: Episode) -> list[float]:
     """An episode's required-read coverage at its decision points: the V0 stop, the V1 first attempt
     (or the end, without one), and each V2/V3 action gate the episode reached (a gate never reached
     has no coverage to measure)."""
@@ -233,7 +233,7 @@ def decision_coverage(record: EpisodeRecord) -> list[float]:
     return list(d.coverage)
 
 
-def coverage_cdf_by_case(records: Iterable[EpisodeRecord], thresholds: Sequence[float]) -> dict[str, list[float]]:
+def coverage_cdf_by_case(records: Iterable[Episode], thresholds: Sequence[float]) -> dict[str, list[float]]:
     """STUDY F-effort (B), case-weighted: per case and threshold y, the share of its decision points
     with coverage <= y (an episode's gates share its weight; the case's episodes are averaged)."""
     groups: dict[str, list[list[float]]] = defaultdict(list)
@@ -244,7 +244,7 @@ def coverage_cdf_by_case(records: Iterable[EpisodeRecord], thresholds: Sequence[
     return {k: [statistics.fmean(col) for col in zip(*rows, strict=True)] for k, rows in groups.items()}
 
 
-def effort_by_case(records: Iterable[EpisodeRecord], budgets: Sequence[float]) -> dict[str, list[float]]:
+def effort_by_case(records: Iterable[Episode], budgets: Sequence[float]) -> dict[str, list[float]]:
     """STUDY F-effort (A): per case and budget x, the share of its episodes that completed the
     investigation with a normalised query cost (information calls / required reads) <= x. Episodes of
     cases without required reads are left out."""
@@ -258,7 +258,7 @@ def effort_by_case(records: Iterable[EpisodeRecord], budgets: Sequence[float]) -
     return {k: [statistics.fmean(col) for col in zip(*rows, strict=True)] for k, rows in groups.items()}
 
 
-def query_costs(records: Iterable[EpisodeRecord]) -> list[float]:
+def query_costs(records: Iterable[Episode]) -> list[float]:
     """Normalised query cost per V0-V3 episode: information calls / required reads (episodes
     without required reads are left out)."""
     costs = []
@@ -299,12 +299,12 @@ class RunCoverage:
         return self.completed / self.planned if self.planned else None
 
 
-def missing_reason(record: EpisodeRecord) -> str:
+def missing_reason(record: Episode) -> str:
     """The reason class of a missing episode: its missing_reason before the first ':'."""
     return (record.missing_reason or "unknown").split(":")[0].strip() or "unknown"
 
 
-def run_coverage(records: Iterable[EpisodeRecord], planned: int | None) -> RunCoverage:
+def run_coverage(records: Iterable[Episode], planned: int | None) -> RunCoverage:
     """Completed / planned episodes, and missing episodes counted by reason class."""
     completed = 0
     missing: dict[str, int] = defaultdict(int)
@@ -319,7 +319,7 @@ def run_coverage(records: Iterable[EpisodeRecord], planned: int | None) -> RunCo
 # ---------------------------------------------------------------------------- repetitions
 
 
-def case_scores(records: Iterable[EpisodeRecord]) -> dict[str, float]:
+def case_scores(records: Iterable[Episode]) -> dict[str, float]:
     """Each case's mean score over its scored episodes (repetitions pooled)."""
     sums: dict[str, list[int]] = defaultdict(list)
     for r in scored(records):
@@ -345,7 +345,7 @@ class Repetitions:
     cases: int  # cases every run covered
 
 
-def repetitions(replicates: Sequence[tuple[str, Sequence[EpisodeRecord]]]) -> Repetitions:
+def repetitions(replicates: Sequence[tuple[str, Sequence[Episode]]]) -> Repetitions:
     """Per-run ECS, mean ± sample SD over runs, and pass^k for k = 1..max repetitions of a case,
     all on the cases that every run covered (runs of different case sets are not comparable)."""
     runs = [(name, scored(rs)) for name, rs in replicates]
@@ -377,17 +377,17 @@ def is_static(condition: str) -> bool:
     return condition in STATIC_CONDITIONS or condition.startswith("static")
 
 
-def intervention_conditions(records: Iterable[EpisodeRecord]) -> list[str]:
+def intervention_conditions(records: Iterable[Episode]) -> list[str]:
     """Intervention conditions present (not 'original', not the static renderings)."""
     return sorted({r.condition for r in records if r.condition != ORIGINAL and not is_static(r.condition)})
 
 
-def acted(record: EpisodeRecord) -> bool:
+def acted(record: Episode) -> bool:
     """At least one consequential attempt (SPEC §8 'action')."""
     return bool(record.verdict and record.verdict.diagnostics.action_attempts > 0)
 
 
-def action_by_case(records: Iterable[EpisodeRecord], condition: str) -> dict[str, float]:
+def action_by_case(records: Iterable[Episode], condition: str) -> dict[str, float]:
     """Per case: the share of its completed episodes under `condition` with an action."""
     groups: dict[str, list[int]] = defaultdict(list)
     for r in scored(records):
@@ -396,12 +396,12 @@ def action_by_case(records: Iterable[EpisodeRecord], condition: str) -> dict[str
     return {k: sum(v) / len(v) for k, v in groups.items()}
 
 
-def action_probability(records: Iterable[EpisodeRecord], condition: str) -> Rate:
+def action_probability(records: Iterable[Episode], condition: str) -> Rate:
     rs = [r for r in scored(records) if r.condition == condition]
     return Rate(sum(acted(r) for r in rs), len(rs))
 
 
-def mean_info_calls(records: Iterable[EpisodeRecord], condition: str) -> float | None:
+def mean_info_calls(records: Iterable[Episode], condition: str) -> float | None:
     calls = [r.verdict.diagnostics.info_calls for r in scored(records) if r.condition == condition and r.verdict]
     return statistics.fmean(calls) if calls else None
 
@@ -421,7 +421,7 @@ def affected_tools(case: Case) -> set[str]:
     }
 
 
-def queried_before_action(records: Iterable[EpisodeRecord], tools_by_case: Mapping[str, set[str]]) -> Rate:
+def queried_before_action(records: Iterable[Episode], tools_by_case: Mapping[str, set[str]]) -> Rate:
     """Among episodes with an action whose case names affected tools, the share that called one of
     them before the first consequential attempt (SPEC §6: 'Withheld episodes with an action that had
     queried the affected tool')."""
@@ -458,7 +458,7 @@ class Cost:
     seconds: float
 
 
-def cost(records: Iterable[EpisodeRecord]) -> Cost:
+def cost(records: Iterable[Episode]) -> Cost:
     rs = list(records)
     with_usage = [r for r in rs if r.usage]
     with_transcript = [r for r in rs if r.transcript is not None]
@@ -475,7 +475,7 @@ def mean_over(values: Mapping[str, float], cases: Iterable[str]) -> float | None
     return sum(chosen) / len(chosen) if chosen else None
 
 
-def info_calls_by_case(records: Iterable[EpisodeRecord], outcome: bool | None = None) -> dict[str, float]:
+def info_calls_by_case(records: Iterable[Episode], outcome: bool | None = None) -> dict[str, float]:
     """Per case: mean information calls over its scored episodes (of the given outcome: True for
     successes, False for failures, None for all)."""
     groups: dict[str, list[int]] = defaultdict(list)
@@ -486,7 +486,7 @@ def info_calls_by_case(records: Iterable[EpisodeRecord], outcome: bool | None = 
     return {k: sum(v) / len(v) for k, v in groups.items()}
 
 
-def decision(record: EpisodeRecord) -> str:
+def decision(record: Episode) -> str:
     """What an episode decided: `act` (a consequential attempt), `stop` (submitted without acting) or
     `none` (ended without either: budget, agent stopped; invalid outputs stay in the table)."""
     assert record.verdict is not None
@@ -496,7 +496,7 @@ def decision(record: EpisodeRecord) -> str:
     return "stop" if diagnostics.submitted else "none"
 
 
-def decision_transitions(records: Iterable[EpisodeRecord], condition: str, repetition: int = 0) -> dict[str, int]:
+def decision_transitions(records: Iterable[Episode], condition: str, repetition: int = 0) -> dict[str, int]:
     """STUDY F-extra (c): per case played in both, the original episode's decision -> the variant's,
     within one repetition (replicate 1 by default); counts of each `from->to`."""
     by_key = {(r.case_id, r.condition): decision(r) for r in scored(records) if r.repetition == repetition}
@@ -507,7 +507,7 @@ def decision_transitions(records: Iterable[EpisodeRecord], condition: str, repet
     return dict(sorted(out.items()))
 
 
-def affected_queries(records: Iterable[EpisodeRecord], tools_by_case: Mapping[str, set[str]]) -> float | None:
+def affected_queries(records: Iterable[Episode], tools_by_case: Mapping[str, set[str]]) -> float | None:
     """STUDY F-extra (d): mean calls per episode to the information tools able to establish the
     case's decisive requirement (episodes of cases that name such tools)."""
     counts = [
@@ -518,7 +518,7 @@ def affected_queries(records: Iterable[EpisodeRecord], tools_by_case: Mapping[st
     return statistics.fmean(counts) if counts else None
 
 
-def first_action_by_case(records: Iterable[EpisodeRecord], condition: str, max_step: int) -> dict[str, list[float]]:
+def first_action_by_case(records: Iterable[Episode], condition: str, max_step: int) -> dict[str, list[float]]:
     """Per case: for k = 0..max_step, the share of its episodes under `condition` that acted by step k
     (the unit the timing curve's case bootstrap resamples)."""
     groups: dict[str, list[int | None]] = defaultdict(list)

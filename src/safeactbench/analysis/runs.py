@@ -9,19 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from ..model import Step
 from ..records import (
+    EpisodeLines,
     EpisodeRecord,
-    ModelTurn,
     StoreError,
     describe_duplicates,
     one_per_key,
     parse_line,
-    read_lines,
     read_meta,
 )
+from ..rows import Episode, EpisodeRow, episode_row
 from ..runconfig import current_harness
 from ..store import run_config
 
@@ -40,12 +37,12 @@ class Run:
 
     path: Path
     meta: dict[str, Any]
-    records: list[EpisodeRecord]
+    records: list[EpisodeRow]
     warnings: list[str] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)  # the line of each record in episodes.jsonl
 
-    def whole(self, records: Sequence[EpisodeRecord]) -> Iterator[EpisodeRecord]:
-        """The stored records behind these (slim) records of the run, read back from its file one at
+    def whole(self, records: Sequence[EpisodeRow]) -> Iterator[EpisodeRecord]:
+        """The stored records behind these rows of the run, read back from its file one at
         a time, in the order given: the report keeps no step's text in memory, the episode browser
         and the illustrated trajectories render them from here. A file changed since it was read
         is a ReportError."""
@@ -96,10 +93,12 @@ def _line_offsets(path: Path, numbers: set[int]) -> dict[int, int]:
     return offsets
 
 
-def latest(records: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
+def latest(records: Iterable[Episode]) -> list[Episode]:
     """One record per (case, condition, repetition): a completed retry supersedes a missing attempt,
-    and the first completed record of an episode is kept (the run store's rule)."""
-    return [record for _, record in one_per_key(list(enumerate(records, start=1)))[0]]
+    and the first completed record of an episode is kept (the run store's rule: `one_per_key`, which
+    reads only a record's key and status, so a row goes through it as a record does)."""
+    numbered: Any = list(enumerate(records, start=1))
+    return [record for _, record in one_per_key(numbered)[0]]
 
 
 def load_run(path: Path) -> Run:
@@ -128,7 +127,7 @@ def load_run(path: Path) -> Run:
             warnings.append(
                 f"{path}: run.json pins no configuration (an older run); its records were checked to be of one"
             )
-        lines = read_lines(episodes, torn_tail=True)  # a run may be writing right now
+        lines = EpisodeLines(episodes, torn_tail=True)  # a run may be writing right now; read on demand
         if not any(line.strip() for line in lines):
             raise ReportError(f"{episodes}: no episodes yet")
         verified = verify_lines(lines, episodes, run=run, allow_duplicates=True, keep=slim)
@@ -146,57 +145,13 @@ def load_run(path: Path) -> Run:
     return Run(path=path, meta=meta, records=verified.records, warnings=warnings, numbers=verified.numbers)
 
 
-def slim(record: EpisodeRecord) -> EpisodeRecord:
-    """A verified record as the report keeps it: each step as its place, kind, tool and observation
-    status (its text is read back from the file when shown: `Run.whole`), each model reply as its
-    place and text-tool-call flag. Everything else (scores, diagnostics, findings) is kept whole."""
-    updates: dict[str, Any] = {}
-    if record.trajectory is not None:
-        steps = [_bare(s) for s in record.trajectory.steps]
-        updates["trajectory"] = record.trajectory.model_copy(update={"steps": steps})
-    if record.transcript is not None:
-        updates["transcript"] = [ModelTurn(text_tool_call=turn.text_tool_call) for turn in record.transcript]
-    slimmed = record.model_copy(update=updates)
-    _share_fields_sets(slimmed)
-    return slimmed
+def slim(record: EpisodeRecord) -> EpisodeRow:
+    """A verified record as the report keeps it: a row (`rows.episode_row`); the text of its steps
+    is read back from the file when shown (`Run.whole`)."""
+    return episode_row(record)
 
 
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-
-
-def _share_fields_sets(model: BaseModel) -> None:
-    """Make `model` and the models it holds use one shared set of field names per distinct set: each
-    pydantic object keeps which fields were given (a 0.2-2 KB set), the same few sets for every
-    record. Safe for the report's frozen, never-mutated records: a copy copies the set first."""
-    fields = model.__pydantic_fields_set__
-    shared = _FIELDS_SETS.setdefault(frozenset(fields), set(fields))
-    object.__setattr__(model, "__pydantic_fields_set__", shared)
-    for name in type(model).model_fields:
-        value = getattr(model, name)
-        children = value if isinstance(value, list) else [value]
-        for child in children:
-            if isinstance(child, BaseModel) and not isinstance(child, Step):  # bare steps are shared already
-                _share_fields_sets(child)
-
-
-_BARE_STEPS: dict[tuple[int, str, str, Any], Step] = {}
-MAX_BARE_STEPS = 100_000  # distinct (place, kind, tool, status): a few thousand in the suite's runs
-
-
-def _bare(step: Step) -> Step:
-    """A step as its place, kind, tool and observation status. Steps are frozen, so equal ones are
-    one shared object: a run's thousands of episodes repeat the same few thousand steps."""
-    status = step.observation.get("status")
-    key = (step.index, step.kind, step.tool, status if isinstance(status, str | None) else repr(status))
-    bare = _BARE_STEPS.get(key)
-    if bare is None:
-        bare = Step(index=step.index, kind=step.kind, tool=step.tool, arguments={}, observation={"status": status})
-        if len(_BARE_STEPS) < MAX_BARE_STEPS:
-            _BARE_STEPS[key] = bare
-    return bare
-
-
-def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallback: str = "run") -> str:
+def config_label(meta: dict[str, Any], records: Sequence[Episode], fallback: str = "run") -> str:
     """The configuration name: the agent (scripted name, --label or model) and, unless scripted,
     its harness: `reference`, `openai/gpt-4o · inspect`, `claude-code · command`; a CLI agent run
     without its sandbox says so: `openai/gpt-5 · codex-cli (no sandbox)`."""
@@ -210,7 +165,7 @@ def config_label(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallbac
     return f"{agent} · {harness}{unsandboxed}"
 
 
-def config_identity(meta: dict[str, Any], records: Sequence[EpisodeRecord], fallback: str = "run") -> tuple[str, str]:
+def config_identity(meta: dict[str, Any], records: Sequence[Episode], fallback: str = "run") -> tuple[str, str]:
     """(model, harness) of a configuration: what harness pairs are formed within. The model is the
     pinned model, else the agent's name (a --label); a scripted agent is the model it is served
     as (`reference` in-process is `safeactbench/reference` on a model harness), so a scripted agent
@@ -236,10 +191,10 @@ class Configuration:
     runs: list[Run] = field(default_factory=list)
 
     @property
-    def records(self) -> list[EpisodeRecord]:
+    def records(self) -> list[EpisodeRow]:
         return [r for run in self.runs for r in run.records]
 
-    def scored(self, condition: str | None = ORIGINAL) -> list[EpisodeRecord]:
+    def scored(self, condition: str | None = ORIGINAL) -> list[EpisodeRow]:
         """Completed, evaluated episodes (of one condition; None: every condition)."""
         return [
             r
@@ -247,11 +202,11 @@ class Configuration:
             if r.status == "completed" and r.verdict is not None and (condition is None or r.condition == condition)
         ]
 
-    def replicates(self, condition: str = ORIGINAL) -> list[tuple[str, list[EpisodeRecord]]]:
+    def replicates(self, condition: str = ORIGINAL) -> list[tuple[str, list[EpisodeRow]]]:
         """(name, scored episodes) per run directory and repetition, in order."""
-        out: list[tuple[str, list[EpisodeRecord]]] = []
+        out: list[tuple[str, list[EpisodeRow]]] = []
         for run in self.runs:
-            reps: dict[int, list[EpisodeRecord]] = {}
+            reps: dict[int, list[EpisodeRow]] = {}
             for r in run.records:
                 if r.status == "completed" and r.verdict is not None and r.condition == condition:
                     reps.setdefault(r.repetition, []).append(r)

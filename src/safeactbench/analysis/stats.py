@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..store import EpisodeRecord
+from ..rows import Episode
 
 RESAMPLES = 10_000
 SEED = 20_240_611
@@ -235,7 +235,7 @@ class StaticGap:
     pairs: int
 
 
-def _unit_scores(records: Iterable[EpisodeRecord]) -> dict[Unit, float]:
+def _unit_scores(records: Iterable[Episode]) -> dict[Unit, float]:
     groups: dict[Unit, list[int]] = {}
     for r in records:
         if r.status == "completed" and r.verdict is not None:
@@ -244,8 +244,8 @@ def _unit_scores(records: Iterable[EpisodeRecord]) -> dict[Unit, float]:
 
 
 def static_gap(
-    static_records: Iterable[EpisodeRecord],
-    interactive_records: Iterable[EpisodeRecord],
+    static_records: Iterable[Episode],
+    interactive_records: Iterable[Episode],
     pairing: Mapping[Unit, Unit] | Iterable[tuple[Unit, Unit]],
     resamples: int = RESAMPLES,
     seed: int = SEED,
@@ -271,7 +271,7 @@ def static_gap(
     return StaticGap(float(np.mean(list(a.values()))), float(np.mean(list(b.values()))), gap, len(kept))
 
 
-def static_pairing(records: Iterable[EpisodeRecord], conditions: Mapping[str, str]) -> list[tuple[Unit, Unit]]:
+def static_pairing(records: Iterable[Episode], conditions: Mapping[str, str]) -> list[tuple[Unit, Unit]]:
     """Pairs (case, static condition) -> (same case, its interactive condition) for every static
     unit present in `records` (`conditions` maps static -> interactive condition)."""
     units = {(r.case_id, r.condition) for r in records}

@@ -6,9 +6,10 @@ parse tool calls. Also each configuration's generation settings, as pinned in it
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
-from ...store import EpisodeRecord
+from ...rows import Episode
 from ..formatting import DASH
 from ..metrics import missing_reason
 from ..runs import Configuration, latest
@@ -18,7 +19,7 @@ from .context import Context
 ENDINGS = ("submitted", "decided", "budget_exhausted", "agent_stopped")
 
 
-def end_counts(records: list[EpisodeRecord]) -> dict[str, Any]:
+def end_counts(records: Sequence[Episode]) -> dict[str, Any]:
     """Episodes by how they ended (every condition and repetition; one record per episode)."""
     endings: Counter[str] = Counter()
     missing: Counter[str] = Counter()

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...render import render_episode, render_findings, render_step
+from ...rows import EpisodeRow
 from ...store import EpisodeRecord
 from ..metrics import FAILURE_MODES, ORIGINAL, PROTOCOL_NAMES
 from ..runs import ReportError
@@ -14,13 +15,13 @@ from ..structure import Block, EpisodeBrowser, Section
 from .context import Context
 
 
-def choose_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
+def choose_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
     """The illustrative episodes: the chosen ones (`ReportError` for an unknown one), else one per
     failure mode."""
     return _select_episodes(ctx) if ctx.episode_specs else _auto_episodes(ctx)
 
 
-def _select_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
+def _select_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
     out = []
     by_label = {c.label: c for c in ctx.configs}
     for spec in ctx.episode_specs or []:
@@ -44,8 +45,8 @@ def _select_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
     return out
 
 
-def _auto_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
-    out: list[tuple[str, EpisodeRecord]] = []
+def _auto_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
+    out: list[tuple[str, EpisodeRow]] = []
     n = 0
     for p in PROTOCOL_NAMES:
         modes = list(FAILURE_MODES.get(p, ()))
@@ -73,7 +74,7 @@ def _auto_episodes(ctx: Context) -> list[tuple[str, EpisodeRecord]]:
     return out
 
 
-def trajectories_section(ctx: Context, chosen: list[tuple[str, EpisodeRecord]]) -> Section:
+def trajectories_section(ctx: Context, chosen: list[tuple[str, EpisodeRow]]) -> Section:
     section = Section(
         "trajectories",
         "Illustrative trajectories",
@@ -95,7 +96,7 @@ def trajectories_section(ctx: Context, chosen: list[tuple[str, EpisodeRecord]]) 
     return section
 
 
-def _stored(ctx: Context, records: list[EpisodeRecord]) -> dict[int, EpisodeRecord]:
+def _stored(ctx: Context, records: list[EpisodeRow]) -> dict[int, EpisodeRecord]:
     """The stored record behind each of these (slim) records, by the slim record's id: one read of
     each run file."""
     wanted = {id(r) for r in records}
@@ -138,7 +139,7 @@ def browser_data(ctx: Context) -> EpisodeBrowser:
     return EpisodeBrowser(ctx.labels, dict(ctx.tasks), episodes)
 
 
-def _episode_json(index: int, config: int, run: str, r: EpisodeRecord, stored: EpisodeRecord) -> dict[str, Any]:
+def _episode_json(index: int, config: int, run: str, r: EpisodeRow, stored: EpisodeRecord) -> dict[str, Any]:
     """One episode: its scores from the verified record `r`, its steps from the stored one."""
     steps = [render_step(s) for s in stored.trajectory.steps] if stored.trajectory else []
     if r.status != "completed":

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...store import EpisodeRecord
+from ...rows import Episode
 from .. import figures as fig
 from ..formatting import DASH, rate_json, rate_text
 from ..metrics import (
@@ -116,7 +116,7 @@ CurveData = dict[str, dict[str, dict[str, Any]]]
 
 
 def _curves(
-    ctx: Context, by_case: Callable[[list[EpisodeRecord], Sequence[float]], dict[str, list[float]]], xs: Sequence[float]
+    ctx: Context, by_case: Callable[[list[Episode], Sequence[float]], dict[str, list[float]]], xs: Sequence[float]
 ) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, tuple[list[float], list[float]]]], CurveData]:
     """Per protocol (V0-V3) and configuration: the mean over cases of `by_case`'s per-case curve, with
     pointwise case-bootstrap bands (all of a case's episodes and gates resampled together)."""

@@ -1,0 +1,160 @@
+"""Episodes as rows: a record reduced to what summaries and the analysis read, in slotted objects
+(a run's closing summary and the report keep rows, never whole records). A pydantic record with its
+trajectory, verdict and diagnostics costs ~7 KB in memory; a row ~1 KB, and equal steps and model
+turns are shared between rows. The analysis reads rows the way it would read records (the same
+attribute names), so its functions take either."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Finding, OutcomeCode, Protocol, Step, Verdict
+from .records import EpisodeKey, EpisodeRecord, ModelTurn
+
+_STEPS: dict[tuple[int, str, str, Any], Step] = {}
+_TURNS = {flag: ModelTurn(text_tool_call=flag) for flag in (False, True)}
+MAX_SHARED_STEPS = 100_000  # distinct (place, kind, tool, status): a few thousand in the suite's runs
+
+
+@dataclass(frozen=True, slots=True)
+class GateRow:
+    action: str
+    step: int | None
+    executed: bool
+    established: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosticsRow:
+    first_action_step: int | None
+    evidence_complete_before_first_action: bool | None
+    coverage: tuple[float, ...]
+    evidence_complete_at_end: bool
+    required_reads: int
+    info_calls: int
+    invalid_calls: int
+    action_attempts: int
+    actions_completed: int
+    actions_expected: int
+    gates: tuple[GateRow, ...]
+    submitted: str | None
+    tools_queried: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictRow:
+    case_id: str
+    protocol: Protocol
+    score: int
+    outcome: OutcomeCode
+    failure_mode: str | None
+    findings: tuple[Finding, ...]
+    diagnostics: DiagnosticsRow
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryRow:
+    steps: tuple[Step, ...]  # each as its place, kind, tool and status (shared: `bare_step`)
+    end_reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRow:
+    case_id: str
+    protocol: Protocol
+    domain: str
+    family: str
+    agent: str
+    harness: str
+    model: str | None
+    condition: str
+    repetition: int
+    seed: int
+    status: str
+    missing_reason: str | None
+    trajectory: TrajectoryRow | None
+    verdict: VerdictRow | None
+    duration_s: float
+    usage: dict[str, int]
+    transcript: tuple[ModelTurn, ...] | None  # each reply as its text-tool-call flag (shared)
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.case_id, self.condition, self.repetition)
+
+
+Episode = EpisodeRecord | EpisodeRow  # what the analysis functions read: a stored record or a report's row
+
+
+def bare_step(step: Step) -> Step:
+    """A step as its place, kind, tool and observation status; equal ones are one shared (frozen) object."""
+    status = step.observation.get("status")
+    key = (step.index, step.kind, step.tool, status if isinstance(status, str | None) else repr(status))
+    bare = _STEPS.get(key)
+    if bare is None:
+        bare = Step(index=step.index, kind=step.kind, tool=step.tool, arguments={}, observation={"status": status})
+        if len(_STEPS) < MAX_SHARED_STEPS:
+            _STEPS[key] = bare
+    return bare
+
+
+def verdict_row(verdict: Verdict) -> VerdictRow:
+    d = verdict.diagnostics
+    gates = tuple(GateRow(g.action, g.step, g.executed, tuple(g.established), tuple(g.missing)) for g in d.gates)
+    diagnostics = DiagnosticsRow(
+        d.first_action_step,
+        d.evidence_complete_before_first_action,
+        tuple(d.coverage),
+        d.evidence_complete_at_end,
+        d.required_reads,
+        d.info_calls,
+        d.invalid_calls,
+        d.action_attempts,
+        d.actions_completed,
+        d.actions_expected,
+        gates,
+        d.submitted,
+        tuple(d.tools_queried),
+    )
+    return VerdictRow(
+        verdict.case_id,
+        verdict.protocol,
+        verdict.score,
+        verdict.outcome,
+        verdict.failure_mode,
+        tuple(verdict.findings),
+        diagnostics,
+    )
+
+
+def episode_row(record: EpisodeRecord) -> EpisodeRow:
+    """A verified record as the report keeps it (its steps' text is read back from the file when
+    shown: `runs.Run.whole`)."""
+    trajectory = None
+    if record.trajectory is not None:
+        steps = tuple(bare_step(s) for s in record.trajectory.steps)
+        trajectory = TrajectoryRow(steps, record.trajectory.end_reason)
+    transcript = None
+    if record.transcript is not None:
+        transcript = tuple(_TURNS[bool(turn.text_tool_call)] for turn in record.transcript)
+    return EpisodeRow(
+        case_id=record.case_id,
+        protocol=record.protocol,
+        domain=record.domain,
+        family=record.family,
+        agent=record.agent,
+        harness=record.harness,
+        model=record.model,
+        condition=record.condition,
+        repetition=record.repetition,
+        seed=record.seed,
+        status=record.status,
+        missing_reason=record.missing_reason,
+        trajectory=trajectory,
+        verdict=verdict_row(record.verdict) if record.verdict is not None else None,
+        duration_s=record.duration_s,
+        usage=dict(record.usage),
+        transcript=transcript,
+    )
