@@ -49,16 +49,16 @@ class Run:
         if not records:
             return
         line_of = {id(r): n for r, n in zip(self.records, self.numbers, strict=True)}
-        wanted = [line_of[id(r)] for r in records]
         path = self.path / "episodes.jsonl"
-        offsets = _line_offsets(path, set(wanted))
-        with path.open("rb") as file:
-            for record, number in zip(records, wanted, strict=True):
-                file.seek(offsets[number])
-                stored = parse_line(path, number, file.readline())
-                if stored.key != record.key:
-                    raise ReportError(f"{path}:{number}: the file changed while the report was written")
-                yield stored
+        lines = EpisodeLines(path)  # counted as when the run was read
+        for record in records:
+            number = line_of[id(record)]
+            if number > len(lines):
+                raise ReportError(f"{path}: the file changed while the report was written (line {number} is gone)")
+            stored = parse_line(path, number, lines[number - 1])
+            if stored.key != record.key:
+                raise ReportError(f"{path}:{number}: the file changed while the report was written")
+            yield stored
 
     @property
     def name(self) -> str:
@@ -76,21 +76,6 @@ class Run:
     def planned(self) -> int | None:
         planned = self.meta.get("planned")
         return int(planned) if isinstance(planned, int | float) else None
-
-
-def _line_offsets(path: Path, numbers: set[int]) -> dict[int, int]:
-    """The byte offset of each of these line numbers (counted as `records.read_lines` counts)."""
-    offsets: dict[int, int] = {}
-    position = 0
-    with path.open("rb") as file:
-        for number, line in enumerate(file, start=1):
-            if number in numbers:
-                offsets[number] = position
-            position += len(line)
-    missing = numbers - set(offsets)
-    if missing:
-        raise ReportError(f"{path}: the file changed while the report was written (line {min(missing)} is gone)")
-    return offsets
 
 
 def latest(records: Iterable[Episode]) -> list[Episode]:
