@@ -97,8 +97,7 @@ def trajectories_section(ctx: Context, chosen: list[tuple[str, EpisodeRow]]) -> 
 
 
 def _stored(ctx: Context, records: list[EpisodeRow]) -> dict[int, EpisodeRecord]:
-    """The stored record behind each of these (slim) records, by the slim record's id: one read of
-    each run file."""
+    """The stored record behind each of these rows, by the row's id: one read of each run file."""
     wanted = {id(r) for r in records}
     found: dict[int, EpisodeRecord] = {}
     for run in ctx.runs:
