@@ -10,10 +10,11 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import typing
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -264,11 +265,24 @@ def _first_error(exc: Exception) -> str:
 # ------------------------------------------------------------------------- one run, one episode
 
 
-def one_per_key(numbered: Numbered) -> tuple[Numbered, dict[EpisodeKey, list[int]]]:
+class Keyed(typing.Protocol):
+    """What choosing one record per episode reads: a stored record, or a summary's row."""
+
+    @property
+    def key(self) -> EpisodeKey: ...
+
+    @property
+    def status(self) -> str: ...
+
+
+K = TypeVar("K", bound=Keyed)
+
+
+def one_per_key(numbered: Iterable[tuple[int, K]]) -> tuple[list[tuple[int, K]], dict[EpisodeKey, list[int]]]:
     """One record per (case, condition, repetition), in first-seen order: a later attempt replaces a
     `missing` one (a retry after a runtime failure); anything after a completed record of the same
     key is a duplicate - the first completed record is kept and the lines of all are returned."""
-    kept: dict[EpisodeKey, tuple[int, EpisodeRecord]] = {}
+    kept: dict[EpisodeKey, tuple[int, K]] = {}
     duplicates: dict[EpisodeKey, list[int]] = {}
     for number, record in numbered:
         previous = kept.get(record.key)

@@ -238,13 +238,12 @@ class RunStore:
         trajectory and transcript (`records.SUMMARY`), and reduced to a row before the next, so the
         summary of a large run holds ~1 KB per episode and never the file's text."""
         path = self.episodes_path
-        numbered: Any = [
+        numbered = [
             (n, episode_row(parse_line(path, n, line, drop=SUMMARY)))
             for n, line in enumerate(EpisodeLines(path), start=1)
             if line.strip()
         ]
-        chosen: Any = one_per_key(numbered)[0]  # it reads only a row's key and status
-        return [row for _, row in chosen]
+        return [row for _, row in one_per_key(numbered)[0]]
 
 
 class Appender:

@@ -80,10 +80,8 @@ class Run:
 
 def latest(records: Iterable[Episode]) -> list[Episode]:
     """One record per (case, condition, repetition): a completed retry supersedes a missing attempt,
-    and the first completed record of an episode is kept (the run store's rule: `one_per_key`, which
-    reads only a record's key and status, so a row goes through it as a record does)."""
-    numbered: Any = list(enumerate(records, start=1))
-    return [record for _, record in one_per_key(numbered)[0]]
+    and the first completed record of an episode is kept (the run store's rule: `one_per_key`)."""
+    return [record for _, record in one_per_key(enumerate(records, start=1))[0]]
 
 
 def load_run(path: Path) -> Run:
