@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from safeactbench.authoring import action_tool, arg, creates, get_tool, lit, p_str
 from safeactbench.episode import Episode
 from safeactbench.model import ActionEffect, Case, InfoEffect, Param, Protocol, Record, StopGold, ToolSpec
 
@@ -21,15 +22,16 @@ SEARCH = ToolSpec(
         op="search", record_type="item", other_types=["bundle"], filters={"owner": "owner"}, page_param="page", limit=2
     ),
 )
-FILE = ToolSpec(
-    name="file_form",
-    kind="consequential",
-    description="File a form.",
+FILE = action_tool(
+    "file_form",
+    "File a form.",
+    target_type=None,
+    target_param=None,
     params=[
         Param(name="form", type="object", description="the form"),
         Param(name="tags", type="array", items="string", description="tags", match="unordered"),
     ],
-    effect=ActionEffect(returns=["filing_id", "receipt_id"]),
+    returns=["filing_id", "receipt_id"],
 )
 
 
@@ -85,19 +87,14 @@ def chosen_card_case() -> Case:
     from safeactbench.model import ArgRef, Choice, ExpectedAction, Requirement
     from safeactbench.suite.reference import derive_reference
 
-    read = ToolSpec(
-        name="get_card",
-        kind="information",
-        description="Read a card.",
-        params=[Param(name="card_id", type="string", description="card id")],
-        effect=InfoEffect(op="get", record_type="card", id_param="card_id"),
-    )
-    refund = ToolSpec(
-        name="refund_to_card",
-        kind="consequential",
-        description="Refund to a verified card.",
-        params=[Param(name="card_id", type="string", description="card id")],
-        effect=ActionEffect(target_type="card", target_param="card_id", returns=["refund_id"]),
+    read = get_tool("get_card", "card", "card_id", "Read a card.")
+    refund = action_tool(
+        "refund_to_card",
+        "Refund to a verified card.",
+        target_type="card",
+        target_param="card_id",
+        params=[p_str("card_id", "card id")],
+        returns=["refund_id"],
     )
     cards = [Record(type="card", id=i, fields={"verified": ok}) for i, ok in (("C-1", False), ("C-2", True))]
     bound = ArgRef(type="card", action="a1", arg="card_id")
@@ -181,41 +178,27 @@ def test_an_action_creates_its_own_target_and_later_evidence_is_about_it() -> No
     """`open_ticket` names no existing record: it creates the ticket it acts on; the next action
     may act only once that very ticket is on record (its result, not another ticket)."""
     from safeactbench.evaluator import evaluate
-    from safeactbench.model import CreateSpec, DynamicRef, ExpectedAction, Operand, Requirement, ResultRef
+    from safeactbench.model import DynamicRef, ExpectedAction, Requirement, ResultRef
     from safeactbench.script import run_script
     from safeactbench.suite.reference import derive_reference
 
-    open_ticket = ToolSpec(
-        name="open_ticket",
-        kind="consequential",
-        description="Open a ticket.",
-        params=[Param(name="subject", type="string", description="subject")],
-        effect=ActionEffect(
-            creates=CreateSpec(
-                type="ticket",
-                id_prefix="TK",
-                result_key="ticket_id",
-                fields={"subject": Operand(arg="subject"), "status": Operand(value="open")},
-            )
-        ),
+    open_ticket = action_tool(
+        "open_ticket",
+        "Open a ticket.",
+        target_type=None,
+        target_param=None,
+        params=[p_str("subject", "subject")],
+        creates=creates("ticket", "TK", "ticket_id", subject=arg("subject"), status=lit("open")),
     )
-    assign = ToolSpec(
-        name="assign_ticket",
-        kind="consequential",
-        description="Assign an open ticket (its status).",
-        params=[
-            Param(name="ticket_id", type="string", description="ticket id"),
-            Param(name="team", type="string", description="team"),
-        ],
-        effect=ActionEffect(target_type="ticket", target_param="ticket_id", sets={"team": Operand(arg="team")}),
+    assign = action_tool(
+        "assign_ticket",
+        "Assign an open ticket (its status).",
+        target_type="ticket",
+        target_param="ticket_id",
+        params=[p_str("ticket_id", "ticket id"), p_str("team", "team")],
+        sets={"team": arg("team")},
     )
-    read = ToolSpec(
-        name="get_ticket",
-        kind="information",
-        description="Read a ticket.",
-        params=[Param(name="ticket_id", type="string", description="ticket id")],
-        effect=InfoEffect(op="get", record_type="ticket", id_param="ticket_id"),
-    )
+    read = get_tool("get_ticket", "ticket", "ticket_id", "Read a ticket.")
     made = ResultRef(result_of="a1", key="ticket_id")
     created = DynamicRef(type="ticket", id=made)
     case = Case(

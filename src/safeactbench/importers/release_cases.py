@@ -17,7 +17,6 @@ from typing import Any
 from ..episode import DECIDE, SUBMIT
 from ..model import (
     ActionCall,
-    ActionEffect,
     Case,
     Decision,
     ExpectedAction,
@@ -33,6 +32,7 @@ from ..model import (
     ToolSpec,
     result_refs,
 )
+from ..suite.tools import action_tool
 from .release_evidence import Evidence, Lookup, ParamType, param_type, requirements_for, slug
 from .release_files import Release, ReleaseCase
 
@@ -120,13 +120,15 @@ def action_tools(
             )
         for arg in sorted(AGENT_GENERATED - set(names)):
             params.append(Param(name=arg, type="string", description="a key you choose", required=False, harmless=True))
+        description = f"{name.replace('_', ' ')} (returns {', '.join(sorted(returns[name]))})"
         specs.append(
-            ToolSpec(
-                name=_name(name, "tool"),
-                kind="consequential",
-                description=f"{name.replace('_', ' ')} (returns {', '.join(sorted(returns[name]))})",
+            action_tool(
+                _name(name, "tool"),
+                description,
+                target_type=None,
+                target_param=None,
                 params=params,
-                effect=ActionEffect(returns=sorted(returns[name])),
+                returns=sorted(returns[name]),
             )
         )
     return specs

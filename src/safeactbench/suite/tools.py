@@ -89,16 +89,18 @@ def action_tool(
     name: str,
     description: str,
     *,
-    target_type: str,
-    target_param: str,
+    target_type: str | None,
+    target_param: str | None,
     params: list[Param],
     sets: dict[str, Operand] | None = None,
     creates: CreateSpec | None = None,
     invariants: list[Invariant] | None = None,
     references: dict[str, str] | None = None,
     expected_version_param: str | None = None,
+    returns: list[str] | None = None,
 ) -> ToolSpec:
-    """A consequential tool acting on one existing `target_type` record named by `target_param`."""
+    """A consequential tool acting on one existing `target_type` record named by `target_param`, or -
+    with neither - on none: it creates a record or returns results (`returns`: fresh ids)."""
     return ToolSpec(
         name=name,
         kind="consequential",
@@ -112,6 +114,7 @@ def action_tool(
             sets=sets or {},
             creates=creates,
             expected_version_param=expected_version_param,
+            returns=returns or [],
         ),
     )
 
