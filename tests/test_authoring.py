@@ -5,7 +5,6 @@ the author adds a family, `suite build --from` builds the suite, and every comma
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -18,12 +17,11 @@ from typer.testing import CliRunner
 from safeactbench.catalog import use_suite
 from safeactbench.cli import app
 from safeactbench.evaluator import evaluate
-from safeactbench.model import Trajectory
 from safeactbench.store import read_episodes
 from safeactbench.suite.build import build_suite
-from safeactbench.suite.data import SUITE_ENV, read_suite
+from safeactbench.suite.data import read_suite
 from safeactbench.suite.families import FamiliesError, load_domains
-from served import serve_agent
+from served import play_over_mcp, serve_agent
 
 
 def cli(*args: str) -> str:
@@ -80,27 +78,7 @@ def test_a_new_suite_with_two_families_plays_on_every_command(authored: Path, tm
 
     # a CLI agent plays one of the suite's cases through `mcp --suite` (the official MCP SDK over stdio)
     case = next(c for c in cases if c.family == "kiosk_renewal" and str(c.protocol) == "V3")
-    server = {
-        "command": sys.executable,
-        "args": [
-            "-m",
-            "safeactbench",
-            "mcp",
-            "--suite",
-            str(authored),
-            "--case",
-            case.id,
-            "--out",
-            str(tmp_path / "episode"),
-        ],
-    }
-    config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"safeactbench": server}}))
-    agent = Path(__file__).parent / "mcp_agent.py"
-    env = {**os.environ, SUITE_ENV: str(authored)}
-    done = subprocess.run([sys.executable, str(agent), str(config), case.id], env=env, capture_output=True, timeout=120)
-    assert done.returncode == 0, done.stderr.decode()[-2000:]
-    trajectory = Trajectory.model_validate_json((tmp_path / "episode" / "trajectory.json").read_text())
+    trajectory = play_over_mcp(authored, case.id, tmp_path)
     assert evaluate(case, trajectory).score == 1
 
 

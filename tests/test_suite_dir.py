@@ -5,9 +5,6 @@ refuses to mix suites silently."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,8 +15,8 @@ from safeactbench.catalog import use_suite
 from safeactbench.cli import app
 from safeactbench.runconfig import active_suite
 from safeactbench.store import read_episodes
-from safeactbench.suite.data import SUITE_ENV, load_suite, write_suite
-from served import TWO_PER_PROTOCOL
+from safeactbench.suite.data import load_suite, write_suite
+from served import TWO_PER_PROTOCOL, play_over_mcp
 
 EDITED = "SAB-V1-001"
 
@@ -64,21 +61,10 @@ def test_every_command_plays_the_suite_it_is_given(mini: Path, tmp_path: Path) -
 
 def test_the_mcp_server_serves_a_case_only_its_suite_holds(mini: Path, tmp_path: Path) -> None:
     from safeactbench.evaluator import evaluate
-    from safeactbench.model import Trajectory
 
     own = next(c for c in load_suite() if c.id == "SAB-V2-001").model_copy(update={"id": "MINI-V2-001"})
     write_suite([own], tmp_path / "own", name="own", version="1.0.0")
-    server = {"command": sys.executable,
-              "args": ["-m", "safeactbench", "mcp", "--suite", str(tmp_path / "own"), "--case", own.id,
-                       "--out", str(tmp_path / "episode")]}  # fmt: skip
-    config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"safeactbench": server}}))
-    # the stand-in CLI agent (an MCP SDK client in its own process) reads the case's reference from the same suite
-    agent = Path(__file__).parent / "mcp_agent.py"
-    env = {**os.environ, SUITE_ENV: str(tmp_path / "own")}
-    done = subprocess.run([sys.executable, str(agent), str(config), own.id], env=env, capture_output=True, timeout=120)
-    assert done.returncode == 0, done.stderr.decode()[-2000:]
-    trajectory = Trajectory.model_validate_json((tmp_path / "episode" / "trajectory.json").read_text())
+    trajectory = play_over_mcp(tmp_path / "own", own.id, tmp_path)
     assert trajectory.end_reason == "submitted" and evaluate(own, trajectory).score == 1
     result = CliRunner().invoke(app, ["mcp", "--case", own.id, "--out", str(tmp_path / "none")])
     assert result.exit_code != 0 and "MINI-V2-001" in result.output, result.output  # the packaged suite lacks it
