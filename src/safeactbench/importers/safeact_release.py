@@ -60,6 +60,10 @@ def evidence_backend(source: ReleaseCase, release: Release) -> str:
 
 def translate(source: ReleaseCase, release: Release) -> tuple[Case | None, Fidelity]:
     backend = evidence_backend(source, release)
+
+    def not_importable(reason: str) -> tuple[None, Fidelity]:
+        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+
     try:
         if source.protocol == Protocol.LEGACY:
             case, lost = legacy_case(source, release)
@@ -69,14 +73,11 @@ def translate(source: ReleaseCase, release: Release) -> tuple[Case | None, Fidel
         run_script(episode, case.reference)
         verdict = evaluate(case, episode.trajectory())
     except (NotImportable, ScriptError, ValueError) as exc:
-        reason = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
-        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+        return not_importable(first_error(exc) if isinstance(exc, ValidationError) else str(exc))
     except Exception as exc:  # data of a shape the translation did not foresee: this case only, named
-        reason = f"unexpected data ({type(exc).__name__}: {exc})"
-        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+        return not_importable(f"unexpected data ({type(exc).__name__}: {exc})")
     if verdict.score != 1:
-        reason = f"its reference solution scores 0 here: {verdict.findings[0].detail}"
-        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+        return not_importable(f"its reference solution scores 0 here: {verdict.findings[0].detail}")
     status: Status = "approximated" if lost else "exact"
     return case, Fidelity(source.case_id, source.protocol.value, backend, status, lost, lint_case(case))
 
