@@ -111,9 +111,9 @@ def load_run(path: Path) -> Run:
                 f"{path}: run.json pins no configuration (an older run); its records were checked to be of one"
             )
         lines = EpisodeLines(episodes, torn_tail=True)  # a run may be writing right now; read on demand
-        if not any(line.strip() for line in lines):
-            raise ReportError(f"{episodes}: no episodes yet")
         verified = verify_lines(lines, episodes, run=run, allow_duplicates=True, keep=slim)
+        if not verified.records:  # blank lines only, or a first line still being written
+            raise ReportError(f"{episodes}: no episodes yet")
     except StoreError as exc:
         raise ReportError(str(exc)) from None
     if verified.duplicates:
