@@ -34,6 +34,7 @@ from safeactbench.analysis.metrics import (
     queried_before_action,
     query_costs,
     repetitions,
+    replicate_scores,
     run_coverage,
 )
 from safeactbench.analysis.runs import (
@@ -41,7 +42,6 @@ from safeactbench.analysis.runs import (
     Run,
     config_label,
     group_configurations,
-    latest,
     load_run,
     load_runs,
 )
@@ -245,14 +245,14 @@ def test_repetitions_mean_sd_and_pass_k() -> None:
     replicates = [
         (f"run#{k}", [rec(c, "V1", scores[k], repetition=k) for c, scores in outcomes.items()]) for k in range(3)
     ]
-    reps = repetitions(replicates)
+    reps = repetitions([(name, replicate_scores(rs)) for name, rs in replicates])
     assert [v for _, v in reps.runs] == [0.5, 0.75, 0.25]
     assert reps.mean == pytest.approx(0.5)
     assert reps.sd == pytest.approx(0.25)  # sample SD of 0.5, 0.75, 0.25
     assert reps.pass_k[1] == pytest.approx((1 + 2 / 3 + 1 / 3 + 0) / 4)
     assert reps.pass_k[2] == pytest.approx((1 + 1 / 3 + 0 + 0) / 4)
     assert reps.pass_k[3] == pytest.approx(0.25)  # only A succeeds in all three
-    single = repetitions(replicates[:1])
+    single = repetitions([(name, replicate_scores(rs)) for name, rs in replicates[:1]])
     assert single.sd is None and single.pass_k == {1: 0.5}
     assert case_scores([r for _, rs in replicates for r in rs])["B"] == pytest.approx(2 / 3)
 
@@ -332,20 +332,13 @@ def test_configurations_merge_runs_and_label_harnesses() -> None:
     configs = group_configurations([a1, m, a2])
     assert [c.label for c in configs] == ["eager", "openai/gpt-x · inspect"]
     eager = configs[0]
-    assert [name for name, _ in eager.replicates()] == ["a1#0", "a2#1"]
-    assert len(eager.scored()) == 3
-    assert config_label({"config": {"agent": "claude", "harness": "command"}}, []) == "claude · command"
-    assert config_label({}, [rec("x", agent="b")]) == "b"  # an older run.json: the records name it
+    assert eager.replicates() == [("a1#0", {"x": 0, "y": 0}), ("a2#1", {"x": 0})]
+    assert eager.scored().count() == 3
+    assert config_label({"config": {"agent": "claude", "harness": "command"}}, None) == "claude · command"
+    assert config_label({}, rec("x", agent="b")) == "b"  # an older run.json: the records name it
     unsandboxed = {"config": {"agent": "m", "harness": "codex-cli", "sandbox": False}}
-    assert config_label(unsandboxed, []) == "m · codex-cli (no sandbox)"
+    assert config_label(unsandboxed, None) == "m · codex-cli (no sandbox)"
     assert a1.planned == 2 and a2.planned is None
-
-
-def test_latest_prefers_a_completed_retry() -> None:
-    missing = rec("x", status="missing", missing_reason="api_error: x")
-    done = rec("x", "V1", 1)
-    assert latest([missing, done]) == [done]
-    assert latest([done, missing]) == [done]
 
 
 def test_unusable_run_directories_are_report_errors(tmp_path: Path) -> None:
@@ -369,7 +362,7 @@ def test_unusable_run_directories_are_report_errors(tmp_path: Path) -> None:
 def test_repetitions_compare_runs_on_their_common_cases() -> None:
     full = [rec("A", "V1", 1), rec("B", "V0", 1), rec("C", "V0", 0)]
     partial = [rec("A", "V1", 0, repetition=1)]  # a run of the V1 cases only
-    reps = repetitions([("full#0", full), ("partial#1", partial)])
+    reps = repetitions([("full#0", replicate_scores(full)), ("partial#1", replicate_scores(partial))])
     assert reps.cases == 1
     assert reps.runs == [("full#0", 1.0), ("partial#1", 0.0)]
     assert reps.pass_k == {1: 0.5, 2: 0.0}

@@ -227,7 +227,7 @@ def test_resume_refuses_garbage_in_the_middle_and_keeps_the_file(tmp_path: Path)
     path.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
     before = path.read_bytes()
     with pytest.raises(StoreError, match=r"episodes\.jsonl:2: "):
-        RunStore(out).checked_records()
+        RunStore(out).completed_keys()
     assert path.read_bytes() == before  # nothing after the bad line was thrown away
     cases = ",".join(c.id for c in SUITE[:3])  # the run's own options: only the file is wrong
     code, output = invoke("run", "--agent", "reference", "--cases", cases, "--out", str(out), "--resume", "--no-report")
@@ -252,7 +252,7 @@ def test_a_broken_run_json_is_named_on_resume(tmp_path: Path) -> None:
     for content in ["{oops", "[1, 2]", "\udcff"]:
         (out / "run.json").write_text(content, encoding="utf-8", errors="surrogateescape")
         with pytest.raises(StoreError, match=r"run\.json"):
-            RunStore(out).checked_records()
+            RunStore(out).completed_keys()
 
 
 # ---------------------------------------------------------------------------- run directories

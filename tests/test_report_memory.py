@@ -1,7 +1,9 @@
 """What keeps a report's memory flat, checked for sameness: cases parsed one at a time answer as the
-loaded suite does, records verified line by line come back as `verify_records` gives them (in file
-order), and a slimmed record renders exactly as the whole one. The memory itself is measured in
-`python -m benchmarks` (e2e: --repeat 10 with its report), never asserted here."""
+loaded suite does, records verified line by line come back as `verify_records` gives them, a row
+renders exactly as the whole record, and rows spilled past the memory budget read back as they
+went in - a report whose rows wait on disk is the report whose rows stay in memory. The memory
+itself is measured in `python -m benchmarks` (e2e: --repeat 10 and 20 with its report), never
+asserted here."""
 
 from __future__ import annotations
 
@@ -12,12 +14,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from safeactbench.analysis.runs import ReportError, load_run, slim
+from safeactbench import rowstore
+from safeactbench.analysis.command import report
+from safeactbench.analysis.runs import ReportError, load_run
 from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
 from safeactbench.records import EpisodeLines, StoreError, read_lines, read_numbered
 from safeactbench.render import render_episode
-from safeactbench.rows import verdict_row
+from safeactbench.rows import EpisodeRow, episode_row, verdict_row
+from safeactbench.rowstore import MemoryBudget, RowStore
 from safeactbench.runconfig import active_suite
 from safeactbench.suite.data import load_suite
 from safeactbench.verify import verify_lines, verify_records
@@ -39,7 +44,7 @@ def test_indexed_cases_are_the_suites_cases() -> None:
         assert str(indexed.value) == str(loaded.value)
 
 
-def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Path) -> None:
+def test_line_by_line_verification_gives_the_records_by_episode(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["run", "--agent", "shallow", "--protocol", "V1,V2", "--domain", "research", "--repeat", "2",
             "--condition", "original,withheld", "--out", str(out), "--no-report"]  # fmt: skip
@@ -54,11 +59,15 @@ def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Pat
     meta = json.loads((out / "run.json").read_text())
     run = (meta["config_id"], active_suite().checksum)
     whole = verify_records(read_numbered(path), path, run=run)
-    lined = verify_lines(read_lines(path), path, run=run, keep=slim)
-    assert [r.key for r in lined.records] == [r.key for r in whole.records]  # file order, not case order
-    assert [r.verdict for r in lined.records] == [r.verdict and verdict_row(r.verdict) for r in whole.records]
-    assert [number for number, _, _ in lined.changed] == [number for number, _, _ in whole.changed] == [4]
-    for full, kept in zip(whole.records, lined.records, strict=True):
+    rows: list[EpisodeRow] = []
+    lined = verify_lines(read_lines(path), path, run=run, keep=episode_row, into=rows)
+    by_key = sorted(whole.records, key=lambda r: r.key)  # replayed by case, condition and repetition
+    assert [r.key for r in rows] == [r.key for r in by_key]
+    assert [r.verdict for r in rows] == [r.verdict and verdict_row(r.verdict) for r in by_key]
+    assert lined.changed_lines == whole.changed_lines == [number for number, _, _ in whole.changed] == [4]
+    stored = dict(read_numbered(path))
+    assert all(stored[r.line].key == r.key for r in rows)  # each row remembers its line
+    for full, kept in zip(by_key, rows, strict=True):
         assert full.trajectory and kept.trajectory and full.verdict and kept.verdict
         # the row keeps what the analysis reads of the steps, not their text
         assert [(s.kind, s.tool, s.observation["status"]) for s in kept.trajectory.steps] == [
@@ -69,10 +78,8 @@ def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Pat
     # what the page shows is read back from the file, by line, in the order asked
     loaded = load_run(out)
     order = sorted(loaded.records, key=lambda r: (r.case_id, r.repetition, r.condition), reverse=True)
-    stored = dict(read_numbered(path))
     for kept, back in zip(order, loaded.whole(order), strict=True):
-        number = loaded.numbers[loaded.records.index(kept)]
-        assert back == stored[number] and back.key == kept.key
+        assert back == stored[kept.line] and back.key == kept.key
         assert back.trajectory is not None and kept.verdict is not None
         assert render_episode(back.trajectory, kept.verdict).startswith("TRAJECTORY EXCERPT")
     path.write_text("\n".join(lines[1:]) + "\n")  # the file changes under the report
@@ -83,7 +90,7 @@ def test_line_by_line_verification_gives_the_records_in_file_order(tmp_path: Pat
     record["case_id"] = "SAB-V1-999"
     path.write_text(json.dumps(record) + "\n")
     with pytest.raises(Exception, match=r"episodes.jsonl:1: no case 'SAB-V1-999' in the suite"):
-        verify_lines(read_lines(path), path, run=run, keep=slim)
+        verify_lines(read_lines(path), path, run=run, keep=episode_row, into=[])
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
@@ -116,3 +123,41 @@ def test_lines_read_on_demand_split_as_the_whole_file_splits(
     with pytest.raises(StoreError) as lazy_error:
         EpisodeLines(path)
     assert str(lazy_error.value) == str(whole.value)
+
+
+def test_rows_past_the_budget_read_back_as_they_went_in(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--agent", "eager", "--protocol", "V0,V2", "--domain", "legal_finance", "--out", str(out),
+            "--no-report"]  # fmt: skip
+    assert CliRunner().invoke(app, args).exit_code == 0
+    rows = list(load_run(out).records)
+    budget = MemoryBudget(3)
+    first, second = RowStore[EpisodeRow](budget), RowStore[EpisodeRow](budget)  # one budget shared by both
+    for store in (first, second):
+        for row in rows:
+            store.append(row)
+    assert (len(first), first.spilled, second.spilled) == (len(rows), len(rows) - 3, len(rows))
+    assert list(first) == rows == list(second)
+    # passes may overlap (the episode browser reads rows while it walks them)
+    assert [(a.key, b.key) for a, b in zip(first, second, strict=True)] == [(r.key, r.key) for r in rows]
+    assert [a == b for a in first for b in first if a.key == b.key] == [True] * len(rows)
+    first.close()
+    assert list(first) == rows[:3]  # closed: what was on disk is gone, never a wrong row
+
+
+def test_a_report_past_the_memory_budget_is_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every section read from rows on disk gives the numbers it gives from rows in memory."""
+    runs = []
+    for agent, condition in (("eager", "original,withheld"), ("shallow", "original,withheld,distractors")):
+        out = tmp_path / agent
+        args = ["run", "--agent", agent, "--protocol", "V0,V1,V3", "--domain", "customer", "--repeat", "2",
+                "--condition", condition, "--out", str(out), "--no-report"]  # fmt: skip
+        assert CliRunner().invoke(app, args).exit_code == 0
+        runs.append(out)
+    report(runs, tmp_path / "memory")
+    monkeypatch.setattr(rowstore, "ROWS_IN_MEMORY", 5)  # past the first 5 rows, every row waits on disk
+    report(runs, tmp_path / "disk")
+    for name in ("report.json", "report.md"):
+        assert (tmp_path / "disk" / name).read_text() == (tmp_path / "memory" / name).read_text(), name
+    page = (tmp_path / "disk" / "report.html").read_text()
+    assert page == (tmp_path / "memory" / "report.html").read_text()

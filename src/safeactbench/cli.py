@@ -6,7 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -126,7 +126,7 @@ def _pct(rate: Rate | None) -> str:
     return f"{100 * rate.value:5.1f}% ({rate.successes}/{rate.n})"
 
 
-def ecs_table(records: Sequence[Episode], title: str) -> Table:
+def ecs_table(records: Iterable[Episode], title: str) -> Table:
     s = summary(records)
     table = Table(title=escape(title), min_width=len(title) + 4)
     table.add_column("protocol")

@@ -10,9 +10,11 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import sys
 import typing
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
@@ -293,6 +295,36 @@ def one_per_key(numbered: Iterable[tuple[int, K]]) -> tuple[list[tuple[int, K]],
     return list(kept.values()), duplicates
 
 
+@dataclass(frozen=True, slots=True)
+class _Light:
+    """What choosing one record per episode reads of a line."""
+
+    key: EpisodeKey
+    status: str
+
+
+Checks = Callable[[Iterator[tuple[int, EpisodeRecord]]], Iterator[tuple[int, EpisodeRecord]]]
+
+
+def episode_lines(
+    path: Path, lines: Sequence[bytes], checks: Checks | None = None
+) -> tuple[list[tuple[EpisodeKey, int, str]], dict[EpisodeKey, list[int]]]:
+    """The first of two passes over an episodes file: each line read light (`IDENTITY`), passed
+    through `checks` (membership: `members`), and only its key and status kept; returns (key, line,
+    status) of each episode's record as `one_per_key` chooses it, ordered by episode (case,
+    condition, repetition), and the duplicates. The second pass reads the chosen lines whole, one at a time."""
+    light = ((n, parse_line(path, n, line, drop=IDENTITY)) for n, line in enumerate(lines, start=1) if line.strip())
+    checked = checks(light) if checks is not None else light
+    kept, duplicates = one_per_key((number, _Light(_interned(r.key), r.status)) for number, r in checked)
+    return sorted((ref.key, number, ref.status) for number, ref in kept), duplicates
+
+
+def _interned(key: EpisodeKey) -> EpisodeKey:
+    """The key with its case id and condition shared with every other key naming them (a large run
+    holds one key per episode while it is read)."""
+    return (sys.intern(key[0]), sys.intern(key[1]), key[2])
+
+
 def describe_duplicates(path: Path, duplicates: dict[EpisodeKey, list[int]]) -> str:
     shown = [
         f"{case_id} [{condition}, repetition {rep}] on lines {lines}"
@@ -303,11 +335,29 @@ def describe_duplicates(path: Path, duplicates: dict[EpisodeKey, list[int]]) -> 
 
 
 def check_membership(
-    numbered: Numbered, config_id: str, suite_checksum: str, path: Path, *, cases: bool = True
+    numbered: Iterable[tuple[int, EpisodeRecord]],
+    config_id: str,
+    suite_checksum: str,
+    path: Path,
+    *,
+    cases: bool = True,
 ) -> None:
     """Every record must carry this run's configuration fingerprint and suite checksum and (unless
     `cases` is False: the caller replays each record, which names an unknown case the same way)
     name a case of the suite (under its condition)."""
+    for _ in members(numbered, config_id, suite_checksum, path, cases=cases):
+        pass
+
+
+def members(
+    numbered: Iterable[tuple[int, EpisodeRecord]],
+    config_id: str,
+    suite_checksum: str,
+    path: Path,
+    *,
+    cases: bool = True,
+) -> Iterator[tuple[int, EpisodeRecord]]:
+    """`check_membership` one record at a time: each record is passed on once it is checked."""
     from .catalog import UnknownCase, get_case  # the suite, loaded only when records are checked
 
     for number, record in numbered:
@@ -319,9 +369,9 @@ def check_membership(
             )
         if record.suite_checksum != suite_checksum:
             raise StoreError(f"{where}: an episode of another suite (checksum {record.suite_checksum})")
-        if not cases:
-            continue
-        try:
-            get_case(record.case_id, record.condition)
-        except UnknownCase as exc:
-            raise StoreError(f"{where}: {exc.args[0]}") from None
+        if cases:
+            try:
+                get_case(record.case_id, record.condition)
+            except UnknownCase as exc:
+                raise StoreError(f"{where}: {exc.args[0]}") from None
+        yield number, record

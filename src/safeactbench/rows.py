@@ -79,6 +79,7 @@ class EpisodeRow:
     duration_s: float
     usage: dict[str, int]
     transcript: tuple[ModelTurn, ...] | None  # each reply as its text-tool-call flag (shared)
+    line: int = 0  # the record's line in its episodes file (0: not read from one)
 
     @property
     def key(self) -> EpisodeKey:
@@ -129,9 +130,9 @@ def verdict_row(verdict: Verdict) -> VerdictRow:
     )
 
 
-def episode_row(record: EpisodeRecord) -> EpisodeRow:
-    """A verified record as the report keeps it (its steps' text is read back from the file when
-    shown: `runs.Run.whole`)."""
+def episode_row(record: EpisodeRecord, line: int = 0) -> EpisodeRow:
+    """A verified record as the report keeps it, with its line in the episodes file (its steps'
+    text is read back from there when shown: `runs.Run.whole`)."""
     trajectory = None
     if record.trajectory is not None:
         steps = tuple(bare_step(s) for s in record.trajectory.steps)
@@ -157,4 +158,5 @@ def episode_row(record: EpisodeRecord) -> EpisodeRow:
         duration_s=record.duration_s,
         usage=dict(record.usage),
         transcript=transcript,
+        line=line,
     )

@@ -21,7 +21,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -34,10 +34,10 @@ from .records import (
     EpisodeKey,
     EpisodeLines,
     EpisodeRecord,
-    Numbered,
     StoreError,
-    check_membership,
     describe_duplicates,
+    episode_lines,
+    members,
     one_per_key,
     parse_line,
     parse_lines,
@@ -45,10 +45,10 @@ from .records import (
     read_lines,
     read_meta,
     read_numbered,
-    read_utf8,
     stamp,
 )
 from .rows import EpisodeRow, episode_row
+from .rowstore import RowStore
 from .runconfig import RunConfig
 from .runlock import RunLocked, lock_run, unlock_run
 
@@ -122,7 +122,7 @@ class RunStore:
                     f"{self.directory} holds a run of another configuration; a run is one configuration, so "
                     "resume it with the options it was created with, or use a new --out:\n  " + "\n  ".join(differences)
                 )
-        done = {r.key for r in self.checked_records() if r.status == "completed"} if previous else set()
+        done = self.completed_keys() if previous else set()
         self._config = config
         self.write_meta(
             {
@@ -156,34 +156,37 @@ class RunStore:
             self._config = run_config(self.meta(), self.meta_path)
         return self._config
 
-    def checked_records(self) -> list[EpisodeRecord]:
-        """The stored records, one per key, after cutting a torn last line. Every record must be of
-        this run's configuration and suite and of a known case, and no finished episode twice."""
-        numbered = self._repair_and_read()
+    def completed_keys(self) -> set[EpisodeKey]:
+        """The keys of the episodes already completed, after cutting a torn last line. Every record
+        must be of this run's configuration and suite and of a known case, and no finished episode
+        twice. Each line is read light, one at a time: only the keys are held."""
+        lines = self._repaired_lines()
         config = self.config()
-        check_membership(numbered, config.fingerprint, config.suite.checksum, self.episodes_path)
-        kept, duplicates = one_per_key(numbered)
+
+        def checks(light: Iterator[tuple[int, EpisodeRecord]]) -> Iterator[tuple[int, EpisodeRecord]]:
+            return members(light, config.fingerprint, config.suite.checksum, self.episodes_path)
+
+        kept, duplicates = episode_lines(self.episodes_path, lines, checks)
         if duplicates:
             raise StoreError(describe_duplicates(self.episodes_path, duplicates) + "; keep one line per episode")
-        return [record for _, record in kept]
+        return {key for key, _, status in kept if status == "completed"}
 
-    def _repair_and_read(self) -> Numbered:
-        """Records with their line numbers; a torn last line (a kill mid-write leaves one without its
-        newline) is cut off. Any other unreadable line is an error naming it: resuming never throws
-        away a complete line, nor the episodes after it."""
+    def _repaired_lines(self) -> Sequence[bytes]:
+        """The lines of the episodes file; a torn last line (a kill mid-write leaves one without its
+        newline) is cut off. Any other unreadable line is an error naming it when read: resuming
+        never throws away a complete line, nor the episodes after it."""
         if not self.episodes_path.exists():
             return []
-        raw = read_utf8(self.episodes_path)
-        lines = raw.splitlines(keepends=True)
-        torn = bool(lines) and not lines[-1].endswith(b"\n")
-        records = parse_lines(self.episodes_path, lines[:-1] if torn else lines)
-        if torn:
+        lines = EpisodeLines(self.episodes_path)
+        if lines and not lines[-1].endswith(b"\n"):
+            torn = lines[-1]
             try:
                 with self.episodes_path.open("r+b") as handle:
-                    handle.truncate(len(raw) - len(lines[-1]))
+                    handle.truncate(self.episodes_path.stat().st_size - len(torn))
             except OSError as exc:
                 raise StoreError(f"{self.episodes_path}: cannot cut the torn last line ({exc.strerror})") from None
-        return records
+            lines = EpisodeLines(self.episodes_path)
+        return lines
 
     # -- writing ---------------------------------------------------------------------------------
     def prepare(self, record: EpisodeRecord) -> EpisodeRecord:
@@ -233,17 +236,17 @@ class RunStore:
         numbered = parse_lines(self.episodes_path, read_lines(self.episodes_path))
         return [record for _, record in one_per_key(numbered)[0]]
 
-    def rows(self) -> list[EpisodeRow]:
-        """One row per key, as `records` chooses them: each line read from the file, without its
-        trajectory and transcript (`records.SUMMARY`), and reduced to a row before the next, so the
-        summary of a large run holds ~1 KB per episode and never the file's text."""
+    def rows(self) -> RowStore[EpisodeRow]:
+        """One row per key, as `records` chooses them: the keys first (`records.episode_lines`), then
+        each chosen line read without its trajectory and transcript (`records.SUMMARY`) and reduced
+        to a row before the next; rows past the memory budget wait on disk (`rowstore`), so the
+        summary of a large run never holds its episodes, nor the file's text."""
         path = self.episodes_path
-        numbered = [
-            (n, episode_row(parse_line(path, n, line, drop=SUMMARY)))
-            for n, line in enumerate(EpisodeLines(path), start=1)
-            if line.strip()
-        ]
-        return [row for _, row in one_per_key(numbered)[0]]
+        lines = EpisodeLines(path)
+        rows: RowStore[EpisodeRow] = RowStore()
+        for _, number, _ in episode_lines(path, lines)[0]:
+            rows.append(episode_row(parse_line(path, number, lines[number - 1], drop=SUMMARY), number))
+        return rows
 
 
 class Appender:

@@ -9,7 +9,7 @@ the line. `evaluate` and `report` both read records through here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
@@ -18,16 +18,16 @@ from .catalog import UnknownCase, get_case, indexed_case
 from .evaluator import evaluate
 from .model import Case
 from .records import (
-    IDENTITY,
     EpisodeKey,
     EpisodeRecord,
     Numbered,
     StoreError,
     check_membership,
     describe_duplicates,
+    episode_lines,
+    members,
     one_per_key,
     parse_line,
-    parse_lines,
 )
 from .runconfig import RunConfig, active_suite
 
@@ -43,13 +43,23 @@ class _Kept(Protocol):
 Kept = TypeVar("Kept", bound=_Kept)  # what a verification keeps of each record: the record, or a reduction of it
 
 
+class Sink(Protocol[Kept]):
+    """Where verified records go: a list, or a `rowstore.RowStore` that spills past its budget."""
+
+    def append(self, item: Kept, /) -> None: ...
+
+    def __iter__(self) -> Iterator[Kept]: ...
+
+    def __len__(self) -> int: ...
+
+
 @dataclass
 class Verified(Generic[Kept]):
     """Records after verification, one per key, with what changed on the way."""
 
-    records: list[Kept]
-    changed: list[tuple[int, Kept, Kept]] = field(default_factory=list)  # line, stored, derived
-    numbers: list[int] = field(default_factory=list)  # the line of each record (verify_lines)
+    records: Sink[Kept]
+    changed: list[tuple[int, Kept, Kept]] = field(default_factory=list)  # line, stored, derived (verify_records)
+    changed_lines: list[int] = field(default_factory=list)  # the lines whose claims the replay changed
     duplicates: dict[EpisodeKey, list[int]] = field(default_factory=dict)
 
     @property
@@ -95,14 +105,15 @@ def verify_records(
     run the file belongs to: every record must carry both. Duplicates (a finished episode recorded
     twice) are an error unless `allow_duplicates`, which keeps the first and returns the lines."""
     kept, duplicates = _kept(numbered, path, run, allow_duplicates)
-    result: Verified[EpisodeRecord] = Verified(records=[], duplicates=duplicates)
+    records: list[EpisodeRecord] = []
+    result = Verified(records=records, duplicates=duplicates)
     for number, record in kept:
-        result.records.append(_verified(result, number, record, verify_record(record, f"{path}:{number}"), _same))
+        derived = verify_record(record, f"{path}:{number}")
+        records.append(derived)
+        if _claims(record) != _claims(derived):
+            result.changed.append((number, record, derived))
+            result.changed_lines.append(number)
     return result
-
-
-def _same(record: EpisodeRecord) -> EpisodeRecord:
-    return record
 
 
 def verify_lines(
@@ -111,54 +122,45 @@ def verify_lines(
     *,
     run: tuple[str, str] | None = None,
     allow_duplicates: bool = False,
-    keep: Callable[[EpisodeRecord], Kept],
+    keep: Callable[[EpisodeRecord, int], Kept],
+    into: Sink[Kept],
     lookup: Callable[[str, str], Case] = indexed_case,
 ) -> Verified[Kept]:
-    """`verify_records` for the lines of an episodes file, one whole record in memory at a time:
-    the checks run on light records, then each kept line is read whole, verified and passed through
-    `keep` (e.g. to drop what the caller does not need) before the next. Memory grows with what
-    `keep` returns, not with the records. The lines are replayed case by case, each case parsed
-    when first needed (`catalog.indexed_case`); the records come back in file order."""
-    kept, duplicates = _kept(parse_lines(path, lines, drop=IDENTITY), path, run, allow_duplicates, cases=False)
-    numbers = [number for number, _ in kept]  # file order
-    by_case = sorted(numbers, key={number: (r.case_id, r.condition, number) for number, r in kept}.__getitem__)
-    del kept  # the light records: only their order is needed from here
-    result: Verified[Kept] = Verified(records=[], duplicates=duplicates)
-    verified: dict[int, Kept] = {}
-    for number in by_case:
+    """`verify_records` for the lines of an episodes file, one whole record in memory at a time: a
+    first pass checks each line's light record (run, configuration, duplicates) and keeps its key;
+    then each kept line is read whole, verified, reduced by `keep(record, line)` and appended to
+    `into` before the next. Memory grows with what `into` holds (a `rowstore.RowStore` holds a
+    budget), plus the keys. The lines are replayed case by case, each case parsed when first needed
+    (`catalog.indexed_case`), and reach `into` in that order: by case, condition and repetition."""
+
+    def checks(light: Iterator[tuple[int, EpisodeRecord]]) -> Iterator[tuple[int, EpisodeRecord]]:
+        return members(light, run[0], run[1], path, cases=False) if run else _one_configuration(light, path)
+
+    order, duplicates = episode_lines(path, lines, checks)
+    if duplicates and not allow_duplicates:
+        raise StoreError(describe_duplicates(path, duplicates))
+    result = Verified(records=into, duplicates=duplicates)
+    for _, number, _ in order:
         record = parse_line(path, number, lines[number - 1])
-        verified[number] = _verified(result, number, record, verify_record(record, f"{path}:{number}", lookup), keep)
-    result.records = [verified[number] for number in numbers]  # back in file order
-    result.numbers = numbers
-    result.changed.sort(key=lambda change: change[0])
+        derived = verify_record(record, f"{path}:{number}", lookup)
+        into.append(keep(derived, number))
+        if _claims(record) != _claims(derived):
+            result.changed_lines.append(number)
+    result.changed_lines.sort()
     return result
 
 
 def _kept(
-    numbered: Numbered, path: Path, run: tuple[str, str] | None, allow_duplicates: bool, cases: bool = True
+    numbered: Numbered, path: Path, run: tuple[str, str] | None, allow_duplicates: bool
 ) -> tuple[Numbered, dict[EpisodeKey, list[int]]]:
     if run is not None:
-        check_membership(numbered, run[0], run[1], path, cases=cases)
+        check_membership(numbered, run[0], run[1], path)
     else:
         check_one_configuration(numbered, path)
     kept, duplicates = one_per_key(numbered)
     if duplicates and not allow_duplicates:
         raise StoreError(describe_duplicates(path, duplicates))
     return kept, duplicates
-
-
-def _verified(
-    result: Verified[Kept],
-    number: int,
-    record: EpisodeRecord,
-    derived: EpisodeRecord,
-    keep: Callable[[EpisodeRecord], Kept],
-) -> Kept:
-    """`keep(derived)`, noting in `result.changed` a stored record whose claims the replay changed."""
-    kept = keep(derived)
-    if _claims(record) != _claims(derived):
-        result.changed.append((number, keep(record), kept))
-    return kept
 
 
 def check_suite(config: RunConfig, where: Path) -> None:
@@ -175,6 +177,14 @@ def check_suite(config: RunConfig, where: Path) -> None:
 
 def check_one_configuration(numbered: Numbered, path: Path) -> None:
     """Records outside a run directory: all of one configuration, and of the installed suite."""
+    for _ in _one_configuration(numbered, path):
+        pass
+
+
+def _one_configuration(
+    numbered: Iterable[tuple[int, EpisodeRecord]], path: Path
+) -> Iterator[tuple[int, EpisodeRecord]]:
+    """`check_one_configuration` one record at a time: each record is passed on once it is checked."""
     suite = active_suite().checksum
     first: tuple[str, str, str | None, str | None] | None = None
     for number, record in numbered:
@@ -191,6 +201,7 @@ def check_one_configuration(numbered: Numbered, path: Path) -> None:
                 f"{path}:{number}: episodes of more than one configuration ({first[0]!r} on {first[1]!r}, "
                 f"then {record.agent!r} on {record.harness!r}); score each run on its own"
             )
+        yield number, record
 
 
 def _claims(record: EpisodeRecord) -> tuple[object, ...]:

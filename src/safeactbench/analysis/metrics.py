@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..model import Case, Protocol, ref_type
-from ..rows import Episode
+from ..model import Case, Protocol, Verdict, ref_type
+from ..rows import Episode, VerdictRow
 
 PROTOCOL_NAMES = tuple(p.value for p in Protocol)
 INTERACTIVE_NAMES = ("V0", "V1", "V2", "V3")
@@ -50,17 +50,23 @@ class Rate:
         return self.successes / self.n if self.n else None
 
 
-def scored(records: Iterable[Episode]) -> list[Episode]:
-    """Completed episodes with a verdict (missing episodes are coverage, not failures)."""
-    return [r for r in records if r.status == "completed" and r.verdict is not None]
+def scored(records: Iterable[Episode]) -> Iterator[Episode]:
+    """Completed episodes with a verdict (missing episodes are coverage, not failures), one at a
+    time: every function here reads its episodes in one pass, so a run's rows may wait on disk
+    (`rowstore`) and nothing holds them all."""
+    return (r for r in records if r.status == "completed" and r.verdict is not None)
 
 
-def ecs_by(records: Iterable[Episode], key: Callable[[Episode], str]) -> dict[str, Rate]:
-    groups: dict[str, list[int]] = defaultdict(list)
+def ecs_by(records: Iterable[Episode], *keys: Callable[[Episode], str]) -> list[dict[str, Rate]]:
+    """ECS per group, for each grouping in `keys` (per episode; one pass)."""
+    groups: list[dict[str, list[int]]] = [{} for _ in keys]  # group -> [successes, episodes]
     for r in scored(records):
         assert r.verdict is not None
-        groups[key(r)].append(r.verdict.score)
-    return {k: Rate(sum(v), len(v)) for k, v in groups.items()}
+        for grouping, key in zip(groups, keys, strict=True):
+            total = grouping.setdefault(key(r), [0, 0])
+            total[0] += r.verdict.score
+            total[1] += 1
+    return [{k: Rate(successes, n) for k, (successes, n) in grouping.items()} for grouping in groups]
 
 
 def ecs(records: Iterable[Episode]) -> Rate:
@@ -73,11 +79,11 @@ def macro(rates: dict[str, Rate], keys: Iterable[str]) -> float | None:
     return sum(v for v in values if v is not None) / len(values) if values else None
 
 
-def summary(records: Sequence[Episode]) -> dict[str, object]:
-    by_protocol = ecs_by(records, lambda r: str(r.protocol))
-    by_domain = ecs_by(records, lambda r: r.domain)
+def summary(records: Iterable[Episode]) -> dict[str, object]:
+    """ECS per episode overall, per protocol and per domain, with their macro means (one pass)."""
+    overall, by_protocol, by_domain = ecs_by(records, lambda r: "all", lambda r: str(r.protocol), lambda r: r.domain)
     return {
-        "ecs": ecs(records),
+        "ecs": overall.get("all", Rate(0, 0)),
         "by_protocol": by_protocol,
         "by_domain": by_domain,
         "protocol_macro": macro(by_protocol, PROTOCOL_NAMES),
@@ -105,30 +111,36 @@ class MainRow:
     domain_macro: float | None
 
 
-def case_rates(records: Iterable[Episode], key: Callable[[Episode], str]) -> dict[str, Rate]:
-    """ECS per group with the case as the unit: each case's repetitions are averaged first, so the
-    rate is the mean of case means - the same quantity the case bootstrap resamples."""
-    per_case: dict[str, list[int]] = defaultdict(list)
-    group_of: dict[str, str] = {}
+def case_rates(records: Iterable[Episode], *keys: Callable[[Episode], str]) -> list[dict[str, Rate]]:
+    """ECS per group, for each grouping in `keys`, with the case as the unit: each case's
+    repetitions are averaged first, so a rate is the mean of case means - the same quantity the case
+    bootstrap resamples. One pass over the episodes."""
+    totals: dict[str, list[int]] = {}  # case -> [score sum, episodes]
+    groups_of: dict[str, tuple[str, ...]] = {}
     for r in scored(records):
         assert r.verdict is not None
-        per_case[r.case_id].append(r.verdict.score)
-        group_of[r.case_id] = key(r)
-    sums: dict[str, float] = defaultdict(float)
-    counts: dict[str, int] = defaultdict(int)
-    for case_id, scores in per_case.items():
-        sums[group_of[case_id]] += sum(scores) / len(scores)
-        counts[group_of[case_id]] += 1
-    return {g: Rate(int(v) if float(v).is_integer() else v, counts[g]) for g, v in sums.items()}
+        total = totals.setdefault(r.case_id, [0, 0])
+        total[0] += r.verdict.score
+        total[1] += 1
+        groups_of[r.case_id] = tuple(key(r) for key in keys)
+    out = []
+    for i in range(len(keys)):
+        sums: dict[str, float] = defaultdict(float)
+        counts: dict[str, int] = defaultdict(int)
+        for case_id, (score, n) in totals.items():
+            sums[groups_of[case_id][i]] += score / n
+            counts[groups_of[case_id][i]] += 1
+        out.append({g: Rate(int(v) if float(v).is_integer() else v, counts[g]) for g, v in sums.items()})
+    return out
 
 
 def main_row(records: Iterable[Episode]) -> MainRow:
     """The main table's row: every rate per case (repetitions averaged within a case, SPEC §6)."""
-    rs = scored(records)
-    by_protocol = case_rates(rs, lambda r: r.protocol.value)
-    by_domain = case_rates(rs, lambda r: r.domain)
+    by_protocol, by_domain, overall = case_rates(
+        records, lambda r: r.protocol.value, lambda r: r.domain, lambda r: "all"
+    )
     return MainRow(
-        ecs=case_rates(rs, lambda r: "all").get("all", Rate(0, 0)),
+        ecs=overall.get("all", Rate(0, 0)),
         by_protocol=by_protocol,
         by_domain=by_domain,
         protocol_macro=macro(by_protocol, PROTOCOL_NAMES),
@@ -179,43 +191,52 @@ def failure_mode_shares(records: Iterable[Episode]) -> dict[str, dict[str, Rate]
 # ---------------------------------------------------------------------------- evidence metrics
 
 
-def _of(records: Iterable[Episode], *protocols: str) -> list[Episode]:
-    return [r for r in scored(records) if r.protocol.value in protocols]
+def _of(records: Iterable[Episode], *protocols: str) -> Iterator[Verdict | VerdictRow]:
+    """The verdicts of the scored episodes of these protocols."""
+    return (r.verdict for r in scored(records) if r.protocol.value in protocols and r.verdict is not None)
+
+
+def _share(pairs: Iterable[tuple[bool, bool]]) -> Rate:
+    """Rate of `hit` among the (counted, hit) pairs that are counted."""
+    hits = n = 0
+    for counted, hit in pairs:
+        n += counted
+        hits += counted and hit
+    return Rate(hits, n)
 
 
 def premature_action_rate(records: Iterable[Episode]) -> Rate:
     """PAR: among V1 episodes with at least one action attempt, the share whose first attempt came
     before its evidence was complete."""
-    acted = [r for r in _of(records, "V1") if r.verdict and r.verdict.diagnostics.action_attempts > 0]
-    early = sum(r.verdict.diagnostics.evidence_complete_before_first_action is False for r in acted if r.verdict)
-    return Rate(early, len(acted))
+    return _share(
+        (v.diagnostics.action_attempts > 0, v.diagnostics.evidence_complete_before_first_action is False)
+        for v in _of(records, "V1")
+    )
 
 
 def conditional_action_success(records: Iterable[Episode]) -> Rate:
     """CAS: among V1 episodes whose evidence was complete before the first attempt, the share that
     succeeded."""
-    covered = [
-        r
-        for r in _of(records, "V1")
-        if r.verdict
-        and r.verdict.diagnostics.action_attempts > 0
-        and r.verdict.diagnostics.evidence_complete_before_first_action is True
-    ]
-    return Rate(sum(r.verdict.score for r in covered if r.verdict), len(covered))
+    return _share(
+        (
+            v.diagnostics.action_attempts > 0 and v.diagnostics.evidence_complete_before_first_action is True,
+            v.score == 1,
+        )
+        for v in _of(records, "V1")
+    )
 
 
 def blind_stop_rate(records: Iterable[Episode]) -> Rate:
     """BSR: among V0 episodes that ended in a stop (a submitted outcome), the share whose required
     reads were not all established at the stop."""
-    stopped = [r for r in _of(records, "V0") if r.verdict and r.verdict.diagnostics.submitted is not None]
-    blind = sum(not r.verdict.diagnostics.evidence_complete_at_end for r in stopped if r.verdict)
-    return Rate(blind, len(stopped))
+    return _share(
+        (v.diagnostics.submitted is not None, not v.diagnostics.evidence_complete_at_end) for v in _of(records, "V0")
+    )
 
 
 def investigation_completion(records: Iterable[Episode]) -> Rate:
     """Share of V0-V3 episodes whose required evidence was all established by the end."""
-    rs = _of(records, *INTERACTIVE_NAMES)
-    return Rate(sum(bool(r.verdict and r.verdict.diagnostics.evidence_complete_at_end) for r in rs), len(rs))
+    return _share((True, v.diagnostics.evidence_complete_at_end) for v in _of(records, *INTERACTIVE_NAMES))
 
 
 def decision_coverage(record: Episode) -> list[float]:
@@ -236,35 +257,51 @@ def decision_coverage(record: Episode) -> list[float]:
 def coverage_cdf_by_case(records: Iterable[Episode], thresholds: Sequence[float]) -> dict[str, list[float]]:
     """STUDY F-effort (B), case-weighted: per case and threshold y, the share of its decision points
     with coverage <= y (an episode's gates share its weight; the case's episodes are averaged)."""
-    groups: dict[str, list[list[float]]] = defaultdict(list)
+    means = _CaseMeans()
     for r in scored(records):
         points = decision_coverage(r)
         if points:
-            groups[r.case_id].append([sum(v <= y + 1e-12 for v in points) / len(points) for y in thresholds])
-    return {k: [statistics.fmean(col) for col in zip(*rows, strict=True)] for k, rows in groups.items()}
+            means.add(r.case_id, [sum(v <= y + 1e-12 for v in points) / len(points) for y in thresholds])
+    return means.result()
 
 
 def effort_by_case(records: Iterable[Episode], budgets: Sequence[float]) -> dict[str, list[float]]:
     """STUDY F-effort (A): per case and budget x, the share of its episodes that completed the
     investigation with a normalised query cost (information calls / required reads) <= x. Episodes of
     cases without required reads are left out."""
-    groups: dict[str, list[list[float]]] = defaultdict(list)
+    means = _CaseMeans()
     for r in scored(records):
         assert r.verdict is not None
         d = r.verdict.diagnostics
         if d.required_reads > 0:
             cost = d.info_calls / d.required_reads
-            groups[r.case_id].append([float(d.evidence_complete_at_end and cost <= x + 1e-12) for x in budgets])
-    return {k: [statistics.fmean(col) for col in zip(*rows, strict=True)] for k, rows in groups.items()}
+            means.add(r.case_id, [float(d.evidence_complete_at_end and cost <= x + 1e-12) for x in budgets])
+    return means.result()
+
+
+class _CaseMeans:
+    """Per case, the running mean of a vector over its episodes (no episode's vector is kept)."""
+
+    def __init__(self) -> None:
+        self.sums: dict[str, list[float]] = {}
+        self.counts: dict[str, int] = defaultdict(int)
+
+    def add(self, case_id: str, vector: Sequence[float]) -> None:
+        total = self.sums.setdefault(case_id, [0.0] * len(vector))
+        for i, v in enumerate(vector):
+            total[i] += v
+        self.counts[case_id] += 1
+
+    def result(self) -> dict[str, list[float]]:
+        return {k: [v / self.counts[k] for v in total] for k, total in self.sums.items()}
 
 
 def query_costs(records: Iterable[Episode]) -> list[float]:
     """Normalised query cost per V0-V3 episode: information calls / required reads (episodes
     without required reads are left out)."""
     costs = []
-    for r in _of(records, *INTERACTIVE_NAMES):
-        assert r.verdict is not None
-        d = r.verdict.diagnostics
+    for v in _of(records, *INTERACTIVE_NAMES):
+        d = v.diagnostics
         if d.required_reads > 0:
             costs.append(d.info_calls / d.required_reads)
     return sorted(costs)
@@ -321,11 +358,18 @@ def run_coverage(records: Iterable[Episode], planned: int | None) -> RunCoverage
 
 def case_scores(records: Iterable[Episode]) -> dict[str, float]:
     """Each case's mean score over its scored episodes (repetitions pooled)."""
-    sums: dict[str, list[int]] = defaultdict(list)
+    totals: dict[str, list[int]] = {}
     for r in scored(records):
         assert r.verdict is not None
-        sums[r.case_id].append(r.verdict.score)
-    return {k: sum(v) / len(v) for k, v in sums.items()}
+        total = totals.setdefault(r.case_id, [0, 0])
+        total[0] += r.verdict.score
+        total[1] += 1
+    return {k: score / n for k, (score, n) in totals.items()}
+
+
+def replicate_scores(records: Iterable[Episode]) -> dict[str, int]:
+    """Case -> score of one replicate's scored episodes (one episode per case)."""
+    return {r.case_id: r.verdict.score for r in scored(records) if r.verdict is not None}
 
 
 def pass_hat_k(successes: int, trials: int, k: int) -> float:
@@ -345,20 +389,19 @@ class Repetitions:
     cases: int  # cases every run covered
 
 
-def repetitions(replicates: Sequence[tuple[str, Sequence[Episode]]]) -> Repetitions:
+def repetitions(replicates: Sequence[tuple[str, Mapping[str, int]]]) -> Repetitions:
     """Per-run ECS, mean ± sample SD over runs, and pass^k for k = 1..max repetitions of a case,
-    all on the cases that every run covered (runs of different case sets are not comparable)."""
-    runs = [(name, scored(rs)) for name, rs in replicates]
-    runs = [(name, rs) for name, rs in runs if rs]
-    common = set.intersection(*({r.case_id for r in rs} for _, rs in runs)) if runs else set()
+    all on the cases that every run covered (runs of different case sets are not comparable).
+    `replicates`: (name, case -> score) of each run (`replicate_scores`)."""
+    runs = [(name, scores) for name, scores in replicates if scores]
+    common = set.intersection(*(set(scores) for _, scores in runs)) if runs else set()
     per_run = []
     trials: dict[str, list[int]] = defaultdict(list)
-    for name, rs in runs:
-        kept = [r for r in rs if r.case_id in common]
-        per_run.append((name, sum(r.verdict.score for r in kept if r.verdict) / len(kept)))
-        for r in kept:
-            assert r.verdict is not None
-            trials[r.case_id].append(r.verdict.score)
+    for name, scores in runs:
+        kept = [score for case_id, score in scores.items() if case_id in common]
+        per_run.append((name, sum(kept) / len(kept)))
+        for case_id in common:
+            trials[case_id].append(scores[case_id])
     values = [v for _, v in per_run]
     mean = statistics.fmean(values) if values else None
     sd = statistics.stdev(values) if len(values) >= 2 else None
@@ -397,8 +440,7 @@ def action_by_case(records: Iterable[Episode], condition: str) -> dict[str, floa
 
 
 def action_probability(records: Iterable[Episode], condition: str) -> Rate:
-    rs = [r for r in scored(records) if r.condition == condition]
-    return Rate(sum(acted(r) for r in rs), len(rs))
+    return _share((r.condition == condition, acted(r)) for r in scored(records))
 
 
 def mean_info_calls(records: Iterable[Episode], condition: str) -> float | None:
@@ -459,14 +501,46 @@ class Cost:
 
 
 def cost(records: Iterable[Episode]) -> Cost:
-    rs = list(records)
-    with_usage = [r for r in rs if r.usage]
-    with_transcript = [r for r in rs if r.transcript is not None]
-    tokens = {kind: sum(r.usage.get(kind, 0) for r in with_usage) for kind in TOKEN_KINDS}
-    per_episode = {kind: tokens[kind] / len(with_usage) if with_usage else None for kind in TOKEN_KINDS}
-    calls = statistics.fmean(len(r.transcript or []) for r in with_transcript) if with_transcript else None
-    seconds = sum(r.duration_s for r in rs)
-    return Cost(len(rs), tokens, per_episode, calls, seconds / len(rs) if rs else None, seconds)
+    return costs(records, lambda r: "all")[0]
+
+
+def costs(records: Iterable[Episode], key: Callable[[Episode], str]) -> tuple[Cost, dict[str, Cost]]:
+    """What the episodes cost in all and per group of `key`, in one pass."""
+    total = _CostSum()
+    groups: dict[str, _CostSum] = {}
+    for r in records:
+        total.add(r)
+        groups.setdefault(key(r), _CostSum()).add(r)
+    return total.result(), {k: group.result() for k, group in groups.items()}
+
+
+class _CostSum:
+    def __init__(self) -> None:
+        self.episodes = self.with_usage = self.with_transcript = self.calls = 0
+        self.seconds = 0.0
+        self.tokens = dict.fromkeys(TOKEN_KINDS, 0)
+
+    def add(self, r: Episode) -> None:
+        self.episodes += 1
+        self.seconds += r.duration_s
+        if r.usage:
+            self.with_usage += 1
+            for kind in TOKEN_KINDS:
+                self.tokens[kind] += r.usage.get(kind, 0)
+        if r.transcript is not None:
+            self.with_transcript += 1
+            self.calls += len(r.transcript)
+
+    def result(self) -> Cost:
+        per_episode = {kind: self.tokens[kind] / self.with_usage if self.with_usage else None for kind in TOKEN_KINDS}
+        return Cost(
+            self.episodes,
+            self.tokens,
+            per_episode,
+            self.calls / self.with_transcript if self.with_transcript else None,
+            self.seconds / self.episodes if self.episodes else None,
+            self.seconds,
+        )
 
 
 def mean_over(values: Mapping[str, float], cases: Iterable[str]) -> float | None:
@@ -478,12 +552,19 @@ def mean_over(values: Mapping[str, float], cases: Iterable[str]) -> float | None
 def info_calls_by_case(records: Iterable[Episode], outcome: bool | None = None) -> dict[str, float]:
     """Per case: mean information calls over its scored episodes (of the given outcome: True for
     successes, False for failures, None for all)."""
-    groups: dict[str, list[int]] = defaultdict(list)
+    return info_calls_by_outcome(records)[outcome]
+
+
+def info_calls_by_outcome(records: Iterable[Episode]) -> dict[bool | None, dict[str, float]]:
+    """`info_calls_by_case` for every outcome (None, True, False), in one pass."""
+    totals: dict[bool | None, dict[str, list[int]]] = {None: {}, True: {}, False: {}}
     for r in scored(records):
         assert r.verdict is not None
-        if outcome is None or bool(r.verdict.score) == outcome:
-            groups[r.case_id].append(r.verdict.diagnostics.info_calls)
-    return {k: sum(v) / len(v) for k, v in groups.items()}
+        for outcome in (None, bool(r.verdict.score)):
+            total = totals[outcome].setdefault(r.case_id, [0, 0])
+            total[0] += r.verdict.diagnostics.info_calls
+            total[1] += 1
+    return {outcome: {k: calls / n for k, (calls, n) in by_case.items()} for outcome, by_case in totals.items()}
 
 
 def decision(record: Episode) -> str:

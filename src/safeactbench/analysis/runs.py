@@ -4,7 +4,7 @@ configuration is everything run with one agent (or model) on one harness, repeti
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,11 +14,11 @@ from ..records import (
     EpisodeRecord,
     StoreError,
     describe_duplicates,
-    one_per_key,
     parse_line,
     read_meta,
 )
 from ..rows import Episode, EpisodeRow, episode_row
+from ..rowstore import MemoryBudget, RowStore
 from ..runconfig import current_harness
 from ..store import run_config
 
@@ -33,32 +33,34 @@ class ReportError(ValueError):
 
 @dataclass(frozen=True)
 class Run:
-    """One run directory."""
+    """One run directory: its metadata and its verified episodes as rows (within the report's memory
+    budget, the rest on disk: `rowstore.RowStore`), in the order they were replayed (by case,
+    condition and repetition)."""
 
     path: Path
     meta: dict[str, Any]
-    records: list[EpisodeRow]
+    records: RowStore[EpisodeRow]
     warnings: list[str] = field(default_factory=list)
-    numbers: list[int] = field(default_factory=list)  # the line of each record in episodes.jsonl
 
-    def whole(self, records: Sequence[EpisodeRow]) -> Iterator[EpisodeRecord]:
-        """The stored records behind these rows of the run, read back from its file one at
-        a time, in the order given: the report keeps no step's text in memory, the episode browser
-        and the illustrated trajectories render them from here. A file changed since it was read
-        is a ReportError."""
-        if not records:
-            return
-        line_of = {id(r): n for r, n in zip(self.records, self.numbers, strict=True)}
+    def whole(self, records: Iterable[EpisodeRow]) -> Iterator[EpisodeRecord]:
+        """The stored records behind these rows of the run, read back from its file one at a time
+        (by the line each row remembers), in the order given: the report keeps no step's text in
+        memory, the episode browser and the illustrated trajectories render them from here. A file
+        changed since it was read is a ReportError."""
         path = self.path / "episodes.jsonl"
-        lines = EpisodeLines(path)  # counted as when the run was read
+        lines: EpisodeLines | None = None
         for record in records:
-            number = line_of[id(record)]
-            if number > len(lines):
-                raise ReportError(f"{path}: the file changed while the report was written (line {number} is gone)")
-            stored = parse_line(path, number, lines[number - 1])
+            lines = lines or EpisodeLines(path)  # counted as when the run was read
+            if record.line > len(lines):
+                raise ReportError(f"{path}: the file changed while the report was written (line {record.line} is gone)")
+            stored = parse_line(path, record.line, lines[record.line - 1])
             if stored.key != record.key:
-                raise ReportError(f"{path}:{number}: the file changed while the report was written")
+                raise ReportError(f"{path}:{record.line}: the file changed while the report was written")
             yield stored
+
+    @property
+    def first(self) -> EpisodeRow | None:
+        return next(iter(self.records), None)
 
     @property
     def name(self) -> str:
@@ -66,11 +68,11 @@ class Run:
 
     @property
     def config(self) -> str:
-        return config_label(self.meta, self.records, self.path.name)
+        return config_label(self.meta, self.first, self.path.name)
 
     @property
     def identity(self) -> tuple[str, str]:
-        return config_identity(self.meta, self.records, self.path.name)
+        return config_identity(self.meta, self.first, self.path.name)
 
     @property
     def planned(self) -> int | None:
@@ -78,15 +80,10 @@ class Run:
         return int(planned) if isinstance(planned, int | float) else None
 
 
-def latest(records: Iterable[Episode]) -> list[Episode]:
-    """One record per (case, condition, repetition): a completed retry supersedes a missing attempt,
-    and the first completed record of an episode is kept (the run store's rule: `one_per_key`)."""
-    return [record for _, record in one_per_key(enumerate(records, start=1))[0]]
-
-
-def load_run(path: Path) -> Run:
-    """Read a run directory and verify every record (`verify.verify_records`: case labels from the
-    suite, verdicts derived by replay, records of another configuration or suite refused). An
+def load_run(path: Path, budget: MemoryBudget | None = None) -> Run:
+    """Read a run directory and verify every record (`verify.verify_lines`: case labels from the
+    suite, verdicts derived by replay, records of another configuration or suite refused), each
+    reduced to a row; rows beyond `budget` (shared by the runs of one report) wait on disk. An
     episode recorded twice keeps its first record, with a warning naming the lines. A missing,
     malformed or empty file is a ReportError naming it."""
     from ..verify import check_suite, verify_lines
@@ -98,6 +95,7 @@ def load_run(path: Path) -> Run:
     if not episodes.is_file():
         raise ReportError(f"{path}: no episodes.jsonl file (is this a run directory?)")
     meta_path = path / "run.json"
+    rows: RowStore[EpisodeRow] = RowStore(budget)
     try:
         meta = read_meta(meta_path) if meta_path.is_file() else {}
         run = None
@@ -111,35 +109,28 @@ def load_run(path: Path) -> Run:
                 f"{path}: run.json pins no configuration (an older run); its records were checked to be of one"
             )
         lines = EpisodeLines(episodes, torn_tail=True)  # a run may be writing right now; read on demand
-        verified = verify_lines(lines, episodes, run=run, allow_duplicates=True, keep=slim)
-        if not verified.records:  # blank lines only, or a first line still being written
+        verified = verify_lines(lines, episodes, run=run, allow_duplicates=True, keep=episode_row, into=rows)
+        if not rows:  # blank lines only, or a first line still being written
             raise ReportError(f"{episodes}: no episodes yet")
     except StoreError as exc:
         raise ReportError(str(exc)) from None
     if verified.duplicates:
         warnings.append(describe_duplicates(episodes, verified.duplicates) + "; the first record of each is used")
-    if verified.changed:
-        numbers = ", ".join(str(number) for number, _, _ in verified.changed[:10])
-        more = " ..." if len(verified.changed) > 10 else ""
+    if verified.changed_lines:
+        numbers = ", ".join(str(number) for number in verified.changed_lines[:10])
+        more = " ..." if len(verified.changed_lines) > 10 else ""
         warnings.append(
-            f"{episodes}: {len(verified.changed)} stored verdict(s) or case label(s) differ from the replay "
+            f"{episodes}: {len(verified.changed_lines)} stored verdict(s) or case label(s) differ from the replay "
             f"(lines {numbers}{more}); the replayed ones are used"
         )
-    return Run(path=path, meta=meta, records=verified.records, warnings=warnings, numbers=verified.numbers)
+    return Run(path=path, meta=meta, records=rows, warnings=warnings)
 
 
-def slim(record: EpisodeRecord) -> EpisodeRow:
-    """A verified record as the report keeps it: a row (`rows.episode_row`); the text of its steps
-    is read back from the file when shown (`Run.whole`)."""
-    return episode_row(record)
-
-
-def config_label(meta: dict[str, Any], records: Sequence[Episode], fallback: str = "run") -> str:
+def config_label(meta: dict[str, Any], first: Episode | None, fallback: str = "run") -> str:
     """The configuration name: the agent (scripted name, --label or model) and, unless scripted,
     its harness: `reference`, `openai/gpt-4o · inspect`, `claude-code · command`; a CLI agent run
     without its sandbox says so: `openai/gpt-5 · codex-cli (no sandbox)`."""
     pinned: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
-    first = records[0] if records else None
     agent = pinned.get("agent") or (first.agent if first else None) or fallback
     harness = current_harness(pinned.get("harness")) or (first.harness if first else None) or "scripted"
     if harness == "scripted":
@@ -148,19 +139,55 @@ def config_label(meta: dict[str, Any], records: Sequence[Episode], fallback: str
     return f"{agent} · {harness}{unsandboxed}"
 
 
-def config_identity(meta: dict[str, Any], records: Sequence[Episode], fallback: str = "run") -> tuple[str, str]:
+def config_identity(meta: dict[str, Any], first: Episode | None, fallback: str = "run") -> tuple[str, str]:
     """(model, harness) of a configuration: what harness pairs are formed within. The model is the
     pinned model, else the agent's name (a --label); a scripted agent is the model it is served
     as (`reference` in-process is `safeactbench/reference` on a model harness), so a scripted agent
     pairs with itself run through Inspect, the lean loop or a CLI."""
     pinned: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
-    first = records[0] if records else None
     harness = current_harness(pinned.get("harness")) or (first.harness if first else None) or "scripted"
     model = pinned.get("model") or (first.model if first else None)
     agent = pinned.get("agent") or (first.agent if first else None) or fallback
     if harness == "scripted":
         return f"{SCRIPTED_PROVIDER}/{agent}", harness
     return str(model or agent), str(harness)
+
+
+class Rows:
+    """Rows of some runs that pass a test, read afresh on each pass (a run's rows may wait on disk):
+    iterate it as often as needed, never index it."""
+
+    def __init__(self, runs: Sequence[Run], keep: Callable[[EpisodeRow], bool] = lambda r: True) -> None:
+        self.runs = runs
+        self.keep = keep
+
+    def __iter__(self) -> Iterator[EpisodeRow]:
+        for run in self.runs:
+            for row in run.records:
+                if self.keep(row):
+                    yield row
+
+    def count(self) -> int:
+        return sum(1 for _ in self)
+
+    def where(self, keep: Callable[[EpisodeRow], bool]) -> Rows:
+        """These rows, narrowed by a further test."""
+        outer = self.keep
+        return Rows(self.runs, lambda r: outer(r) and keep(r))
+
+
+def is_scored(row: Episode) -> bool:
+    return row.status == "completed" and row.verdict is not None
+
+
+def condition_in(*conditions: str) -> Callable[[EpisodeRow], bool]:
+    """A test for `Rows.where`: the episode was played under one of these conditions."""
+    return lambda row: row.condition in conditions
+
+
+def case_in(cases: Container[str]) -> Callable[[EpisodeRow], bool]:
+    """A test for `Rows.where`: the episode is of one of these cases."""
+    return lambda row: row.case_id in cases
 
 
 @dataclass
@@ -174,27 +201,25 @@ class Configuration:
     runs: list[Run] = field(default_factory=list)
 
     @property
-    def records(self) -> list[EpisodeRow]:
-        return [r for run in self.runs for r in run.records]
+    def records(self) -> Rows:
+        return Rows(self.runs)
 
-    def scored(self, condition: str | None = ORIGINAL) -> list[EpisodeRow]:
+    def scored(self, condition: str | None = ORIGINAL) -> Rows:
         """Completed, evaluated episodes (of one condition; None: every condition)."""
-        return [
-            r
-            for r in self.records
-            if r.status == "completed" and r.verdict is not None and (condition is None or r.condition == condition)
-        ]
+        if condition is None:
+            return Rows(self.runs, is_scored)
+        return Rows(self.runs, lambda r: is_scored(r) and r.condition == condition)
 
-    def replicates(self, condition: str = ORIGINAL) -> list[tuple[str, list[EpisodeRow]]]:
-        """(name, scored episodes) per run directory and repetition, in order."""
-        out: list[tuple[str, list[EpisodeRow]]] = []
+    def replicates(self, condition: str = ORIGINAL) -> list[tuple[str, dict[str, int]]]:
+        """(name, case -> score) per run directory and repetition with a scored episode of
+        `condition`, in order: one pass over each run."""
+        out: list[tuple[str, dict[str, int]]] = []
         for run in self.runs:
-            reps: dict[int, list[EpisodeRow]] = {}
+            reps: dict[int, dict[str, int]] = {}
             for r in run.records:
-                if r.status == "completed" and r.verdict is not None and r.condition == condition:
-                    reps.setdefault(r.repetition, []).append(r)
-            for rep in sorted(reps):
-                out.append((f"{run.name}#{rep}", reps[rep]))
+                if is_scored(r) and r.condition == condition and r.verdict is not None:
+                    reps.setdefault(r.repetition, {})[r.case_id] = r.verdict.score
+            out += [(f"{run.name}#{rep}", reps[rep]) for rep in sorted(reps)]
         return out
 
     @property
@@ -245,4 +270,5 @@ def load_runs(paths: Sequence[Path]) -> list[Run]:
         if resolved in seen:
             raise ReportError(f"{p}: run directory given twice")
         seen.add(resolved)
-    return [load_run(Path(p)) for p in paths]
+    budget = MemoryBudget()  # one budget for every run of the report
+    return [load_run(Path(p), budget) for p in paths]

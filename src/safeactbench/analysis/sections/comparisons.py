@@ -10,6 +10,7 @@ import numpy as np
 from .. import figures as fig
 from ..formatting import ci_text, excludes_zero, iv_json, pct, points, rate_json, rate_text
 from ..metrics import STATIC_CONDITIONS, investigation_completion
+from ..runs import condition_in
 from ..stats import static_gap, static_pairing
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
@@ -23,8 +24,8 @@ def static_gap_section(ctx: Context) -> Section:
         pairs = static_pairing(records, STATIC_CONDITIONS)
         if not pairs:
             continue
-        static_rs = [r for r in records if r.condition in STATIC_CONDITIONS]
-        inter_rs = [r for r in records if r.condition not in STATIC_CONDITIONS]
+        static_rs = records.where(condition_in(*STATIC_CONDITIONS))
+        inter_rs = records.where(lambda r: r.condition not in STATIC_CONDITIONS)
         groups = [(f"{s} vs {i}", [p for p in pairs if p[0][1] == s]) for s, i in STATIC_CONDITIONS.items()]
         groups = [g for g in groups if g[1]] + [("all", pairs)]
         if len(groups) == 2:  # one condition pair: 'all' repeats it
@@ -122,8 +123,8 @@ def paired_section(ctx: Context) -> Section:
         common = set(scores[a]) & set(scores[b])
         ecs_a = np.mean([scores[a][k] for k in common]) if common else None
         ecs_b = np.mean([scores[b][k] for k in common]) if common else None
-        ic_a = investigation_completion([r for r in ctx.original[a] if r.case_id in common])
-        ic_b = investigation_completion([r for r in ctx.original[b] if r.case_id in common])
+        ic_a = investigation_completion(r for r in ctx.original[a] if r.case_id in common)
+        ic_b = investigation_completion(r for r in ctx.original[b] if r.case_id in common)
         d = delta.scaled(100.0)
         clear = excludes_zero(d)
         mark = "best" if clear else None

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import figures as fig
 from ..formatting import DASH, ci_text, iv_json, pct
-from ..metrics import INTERACTIVE_NAMES, PROTOCOL_NAMES, TOKEN_KINDS, Cost, cost, info_calls_by_case
+from ..metrics import INTERACTIVE_NAMES, PROTOCOL_NAMES, TOKEN_KINDS, Cost, cost, costs, info_calls_by_outcome
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
@@ -34,8 +34,8 @@ def cost_section(ctx: Context) -> Section:
     by_protocol_rows = []
     data: dict[str, Any] = {}
     for c in ctx.configs:
-        records = c.records
-        total = cost(records)
+        total, by_protocol = costs(c.records, lambda r: r.protocol.value)
+        protocols = {p: by_protocol.get(p) or cost([]) for p in PROTOCOL_NAMES}
         ecs = ctx.data.get("main", {}).get(c.label, {}).get("ecs") or {}
         rows.append(
             [
@@ -49,7 +49,6 @@ def cost_section(ctx: Context) -> Section:
                 Cell(pct(ecs.get("value"))),
             ]
         )
-        protocols = {p: cost(r for r in records if r.protocol.value == p) for p in PROTOCOL_NAMES}
         by_protocol_rows.append(
             [
                 Cell(c.label, colour=ctx.colours[c.label]),
@@ -126,10 +125,9 @@ def retrieval_section(ctx: Context) -> Section:
     keys: list[tuple[str, str, bool | None]] = [
         (c.label, p, outcome) for c in ctx.configs for p in INTERACTIVE_NAMES for outcome in (None, True, False)
     ]
+    by_outcome = {c.label: info_calls_by_outcome(ctx.original[c.label]) for c in ctx.configs}  # one pass each
     values = [
-        info_calls_by_case(r for r in ctx.original[label] if r.protocol.value == p)
-        if outcome is None
-        else info_calls_by_case((r for r in ctx.original[label] if r.protocol.value == p), outcome)
+        {k: v for k, v in by_outcome[label][outcome].items() if ctx.protocol_of.get(k) == p}
         for label, p, outcome in keys
     ]
     intervals = dict(zip(keys, ctx.boot.intervals(ctx.boot.matrix(values)), strict=True))

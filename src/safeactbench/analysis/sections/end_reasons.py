@@ -6,25 +6,26 @@ parse tool calls. Also each configuration's generation settings, as pinned in it
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from ...rows import Episode
 from ..formatting import DASH
 from ..metrics import missing_reason
-from ..runs import Configuration, latest
+from ..runs import Configuration
 from ..structure import Cell, Section, Table
 from .context import Context
 
 ENDINGS = ("submitted", "decided", "budget_exhausted", "agent_stopped")
 
 
-def end_counts(records: Sequence[Episode]) -> dict[str, Any]:
-    """Episodes by how they ended (every condition and repetition; one record per episode)."""
+def end_counts(records: Iterable[Episode]) -> dict[str, Any]:
+    """Episodes by how they ended (every condition, repetition and run of a configuration; one
+    record per episode, as verification keeps them)."""
     endings: Counter[str] = Counter()
     missing: Counter[str] = Counter()
     text_calls = transcribed = 0
-    for r in latest(records):
+    for r in records:
         if r.status == "missing":
             missing[missing_reason(r)] += 1
         elif r.trajectory is not None:

@@ -10,18 +10,20 @@ from ...render import render_episode, render_findings, render_step
 from ...rows import EpisodeRow
 from ...store import EpisodeRecord
 from ..metrics import FAILURE_MODES, ORIGINAL, PROTOCOL_NAMES
-from ..runs import ReportError
+from ..runs import ReportError, Run
 from ..structure import Block, EpisodeBrowser, Section
 from .context import Context
 
+Chosen = tuple[str, Run, EpisodeRow]  # configuration label, the run it is in, the episode's row
 
-def choose_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
+
+def choose_episodes(ctx: Context) -> list[Chosen]:
     """The illustrative episodes: the chosen ones (`ReportError` for an unknown one), else one per
     failure mode."""
     return _select_episodes(ctx) if ctx.episode_specs else _auto_episodes(ctx)
 
 
-def _select_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
+def _select_episodes(ctx: Context) -> list[Chosen]:
     out = []
     by_label = {c.label: c for c in ctx.configs}
     for spec in ctx.episode_specs or []:
@@ -32,11 +34,15 @@ def _select_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
         found = None
         for c in where:
             candidates = [
-                r for r in c.records if r.case_id == case_id and r.trajectory is not None and r.verdict is not None
+                (run, r)
+                for run in c.runs
+                for r in run.records
+                if r.case_id == case_id and r.trajectory is not None and r.verdict is not None
             ]
-            candidates.sort(key=lambda r: (r.condition != ORIGINAL, r.condition, r.repetition))
             if candidates:
-                found = (c.label, candidates[0])
+                run, r = min(candidates, key=lambda pair: (pair[1].condition != ORIGINAL, pair[1].condition,
+                                                           pair[1].repetition))  # fmt: skip
+                found = (c.label, run, r)
                 break
         if found is None:
             scope = f"configuration {label!r}" if sep else "any run"
@@ -45,65 +51,60 @@ def _select_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
     return out
 
 
-def _auto_episodes(ctx: Context) -> list[tuple[str, EpisodeRow]]:
-    out: list[tuple[str, EpisodeRow]] = []
+def _auto_episodes(ctx: Context) -> list[Chosen]:
+    """One episode per (protocol, failure mode), the configurations taking turns; of a configuration,
+    its first such episode by case and repetition (original condition)."""
+    first: dict[tuple[str, str, str], tuple[tuple[str, int, int], Run, EpisodeRow]] = {}
+    for c in ctx.configs:
+        for index, run in enumerate(c.runs):
+            for r in run.records:
+                if r.condition != ORIGINAL or r.verdict is None or r.trajectory is None:
+                    continue
+                key = (c.label, r.protocol.value, r.verdict.failure_mode or "")
+                order = (r.case_id, r.repetition, index)
+                if key not in first or order < first[key][0]:
+                    first[key] = (order, run, r)
+    out: list[Chosen] = []
     n = 0
     for p in PROTOCOL_NAMES:
         modes = list(FAILURE_MODES.get(p, ()))
-        present = {r.verdict.failure_mode for rs in ctx.original.values() for r in rs if r.verdict}
+        present = {mode for _, protocol, mode in first if protocol == p}
         modes += sorted(m for m in present - set(modes) if m)
         for mode in modes:
             k = len(ctx.configs)
             for i in range(k):
                 label = ctx.labels[(n + i) % k]
-                match = sorted(
-                    (
-                        r
-                        for r in ctx.original[label]
-                        if r.protocol.value == p
-                        and r.verdict is not None
-                        and r.verdict.failure_mode == mode
-                        and r.trajectory is not None
-                    ),
-                    key=lambda r: (r.case_id, r.repetition),
-                )
-                if match:
-                    out.append((label, match[0]))
+                found = first.get((label, p, mode))
+                if found is not None:
+                    out.append((label, found[1], found[2]))
                     n += 1
                     break
     return out
 
 
-def trajectories_section(ctx: Context, chosen: list[tuple[str, EpisodeRow]]) -> Section:
+def trajectories_section(ctx: Context, chosen: list[Chosen]) -> Section:
     section = Section(
         "trajectories",
         "Illustrative trajectories",
         intro="TRAJECTORY EXCERPT and EVALUATOR FINDINGS of "
         + ("the chosen episodes." if ctx.episode_specs else "one episode per failure mode."),
     )
-    stored = _stored(ctx, [r for _, r in chosen])
-    for label, r in chosen:
+    stored: dict[tuple[int, int], EpisodeRecord] = {}
+    for run in {id(run): run for _, run, _ in chosen}.values():  # one read of each run file
+        mine = [r for _, of, r in chosen if of is run]
+        stored.update(((id(run), r.line), whole) for r, whole in zip(mine, run.whole(mine), strict=True))
+    for label, run, r in chosen:
         assert r.verdict is not None
         mode = r.verdict.failure_mode or "success"
         title = f"{label} · {r.case_id} · {r.protocol.value} · {r.domain}"
         if r.condition != ORIGINAL:
             title += f" · {r.condition}"
-        trajectory = stored[id(r)].trajectory
+        trajectory = stored[(id(run), r.line)].trajectory
         assert trajectory is not None
         section.blocks.append(Block(f"{title} — {mode}", render_episode(trajectory, r.verdict)))
     if not chosen:
         section.notes.append("No failed episode to illustrate.")
     return section
-
-
-def _stored(ctx: Context, records: list[EpisodeRow]) -> dict[int, EpisodeRecord]:
-    """The stored record behind each of these rows, by the row's id: one read of each run file."""
-    wanted = {id(r) for r in records}
-    found: dict[int, EpisodeRecord] = {}
-    for run in ctx.runs:
-        mine = [r for r in run.records if id(r) in wanted]
-        found.update((id(r), stored) for r, stored in zip(mine, run.whole(mine), strict=True))
-    return found
 
 
 def browser_section() -> Section:
@@ -125,8 +126,8 @@ def browser_data(ctx: Context) -> EpisodeBrowser:
             several_runs = len(c.runs) > 1
             for run in c.runs:
                 several_reps = len({r.repetition for r in run.records}) > 1
-                ordered = sorted(run.records, key=lambda r: (r.case_id, r.condition, r.repetition))
-                for r, stored in zip(ordered, run.whole(ordered), strict=True):
+                # rows come by case, condition and repetition (`verify.verify_lines`)
+                for r, stored in zip(run.records, run.whole(run.records), strict=True):
                     item = _episode_json(index, ci, run.name, r, stored)
                     if several_runs:
                         item["tag"] = f"{run.name}#{r.repetition}"

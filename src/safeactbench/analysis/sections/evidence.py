@@ -3,7 +3,7 @@ curves and the coverage CDFs per protocol, case-weighted with case-bootstrap ban
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -116,16 +116,17 @@ CurveData = dict[str, dict[str, dict[str, Any]]]
 
 
 def _curves(
-    ctx: Context, by_case: Callable[[list[Episode], Sequence[float]], dict[str, list[float]]], xs: Sequence[float]
+    ctx: Context, by_case: Callable[[Iterable[Episode], Sequence[float]], dict[str, list[float]]], xs: Sequence[float]
 ) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, tuple[list[float], list[float]]]], CurveData]:
     """Per protocol (V0-V3) and configuration: the mean over cases of `by_case`'s per-case curve, with
     pointwise case-bootstrap bands (all of a case's episodes and gates resampled together)."""
     curves: dict[str, dict[str, list[float]]] = {}
     bands: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
     data: CurveData = {}
+    every = {x: by_case(ctx.original[x], xs) for x in ctx.labels}  # one pass each; a case is of one protocol
     for protocol in INTERACTIVE_NAMES:
         for x in ctx.labels:
-            values = by_case([r for r in ctx.original[x] if r.protocol.value == protocol], xs)
+            values = {k: v for k, v in every[x].items() if ctx.protocol_of.get(k) == protocol}
             if not values:
                 continue
             share, low, high = ctx.boot.curve(values, len(xs))

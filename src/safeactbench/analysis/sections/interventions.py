@@ -19,6 +19,7 @@ from ..metrics import (
     mean_info_calls,
     queried_before_action,
 )
+from ..runs import case_in, condition_in
 from ..stats import Bootstrap
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
@@ -33,14 +34,13 @@ def v1_cases(ctx: Context) -> set[str]:
 
 
 def interventions_section(ctx: Context) -> Section | None:
-    all_records = [r for c in ctx.configs for r in c.records]
-    conditions = intervention_conditions(all_records)
+    conditions = intervention_conditions(r for c in ctx.configs for r in c.records)
     if not conditions:
         return None
     wanted = [ORIGINAL, *conditions]
     tools_by_case: dict[str, set[str]] = {}
     if ctx.cases is not None:
-        for case_id in {r.case_id for r in all_records if r.condition in conditions}:
+        for case_id in {r.case_id for c in ctx.configs for r in c.records if r.condition in conditions}:
             case = ctx.cases.get(case_id)
             if case is not None:
                 tools_by_case[case_id] = affected_tools(case)
@@ -80,7 +80,7 @@ def interventions_section(ctx: Context) -> Section | None:
     for c in ctx.configs:
         if c.label not in per_config:
             continue
-        recs = [r for r in c.scored(None) if r.case_id in case_sets[c.label]]
+        recs = c.scored(None).where(case_in(case_sets[c.label]))
         max_step = max((len(r.trajectory.steps) for r in recs if r.trajectory), default=0)
         # STUDY F-timing: the cases completed under every displayed condition, a band per curve
         played = [cond for cond in wanted if cond == ORIGINAL or any(r.condition == cond for r in recs)]
@@ -93,13 +93,13 @@ def interventions_section(ctx: Context) -> Section | None:
             if cond not in played:  # a condition only other configurations played: no row, no bar
                 bars[c.label].append((None, None, None))
                 continue
-            rs = [r for r in recs if r.condition == cond]
+            rs = recs.where(condition_in(cond))
             p = probability[(c.label, cond)]
             red = reductions[(c.label, cond)].scaled(100.0) if cond != ORIGINAL else None
             queried = queried_before_action(rs, tools_by_case)
             info = mean_info_calls(rs, cond)
             affected = affected_queries(rs, tools_by_case)
-            by_case = first_action_by_case([r for r in rs if r.case_id in common], cond, max_step)
+            by_case = first_action_by_case((r for r in rs if r.case_id in common), cond, max_step)
             share, low, high = boot.curve(by_case, max_step + 1)
             timing[c.label][cond] = share
             bands[c.label][cond] = (low, high)
@@ -111,7 +111,7 @@ def interventions_section(ctx: Context) -> Section | None:
                 [
                     Cell(c.label),
                     Cell(cond),
-                    Cell(str(len(rs))),
+                    Cell(str(rs.count())),
                     Cell(pct(p.estimate)),
                     Cell(ci_text(p)),
                     Cell(DASH if red is None else points(red.estimate)),
@@ -125,7 +125,7 @@ def interventions_section(ctx: Context) -> Section | None:
                 tuple(None if v is None else 100 * v for v in (p.estimate, p.low, p.high))  # type: ignore[arg-type]
             )
             data[c.label][cond] = {
-                "episodes": len(rs),
+                "episodes": rs.count(),
                 "action_probability": iv_json(p),
                 "reduction_vs_original_points": None if red is None else iv_json(red),
                 "mean_info_calls": info,

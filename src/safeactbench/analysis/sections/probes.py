@@ -10,6 +10,7 @@ from typing import Any
 from .. import figures as fig
 from ..formatting import ci_text, excludes_zero, iv_json, pct, points
 from ..metrics import ORIGINAL, action_by_case, info_calls_by_case, mean_over
+from ..runs import case_in, condition_in
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 from .interventions import v1_cases
@@ -33,7 +34,7 @@ def probes_section(ctx: Context) -> Section | None:
     per_config = {}
     v1 = v1_cases(ctx)
     for c in ctx.configs:
-        records = [r for r in c.scored(None) if r.case_id in v1]
+        records = c.scored(None).where(case_in(v1))
         conditions = {r.condition for r in records}
         if not conditions & set(BASELINE):
             continue
@@ -130,7 +131,7 @@ def _retrieval_curves(
         shown = [cond for cond in RETRIEVAL if cond in per_config.get(c.label, {})]
         if not any("distractors" in cond for cond in shown):
             continue
-        records = [r for r in c.scored(None) if r.case_id in v1 and r.condition in shown and r.verdict]
+        records = c.scored(None).where(case_in(v1)).where(condition_in(*shown))
         common = set.intersection(*(set(per_config[c.label][cond][1]) for cond in shown))
         most = max((r.verdict.diagnostics.info_calls for r in records if r.verdict), default=0)
         for cond in shown:

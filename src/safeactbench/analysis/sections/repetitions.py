@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 
 from ..formatting import DASH, ci_text, iv_json, pct, points
-from ..metrics import case_scores, repetitions
+from ..metrics import repetitions
 from ..structure import Cell, Section, Table
 from .context import Context
 
@@ -74,8 +74,8 @@ def _per_repetition_deltas(ctx: Context, section: Section) -> None:
         if min(len(reps_a), len(reps_b)) < 2:
             continue
         scores = [
-            ({k: v for k, v in case_scores(a).items() if ctx.protocol_of.get(k) != "Legacy"},
-             {k: v for k, v in case_scores(b).items() if ctx.protocol_of.get(k) != "Legacy"})
+            ({k: float(v) for k, v in a.items() if ctx.protocol_of.get(k) != "Legacy"},
+             {k: float(v) for k, v in b.items() if ctx.protocol_of.get(k) != "Legacy"})
             for (_, a), (_, b) in zip(reps_a, reps_b, strict=False)
         ]  # fmt: skip
         deltas = [d.scaled(100.0) for d in ctx.boot.paired_deltas(scores)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import figures as fig
 from ..formatting import DASH, ci_text, iv_json, marked_column, pct, rate_json, transpose
 from ..metrics import ORIGINAL, PROTOCOL_NAMES, main_row, run_coverage
+from ..runs import condition_in
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
@@ -70,12 +71,13 @@ def _condition_coverage(ctx: Context, conditions: list[str]) -> Table:
         }
         cells = []
         for cond in conditions:
-            played = [r for r in c.records if r.condition == cond]
+            played = c.records.where(condition_in(cond))
             completed = sum(r.status == "completed" for r in played)
+            n = played.count()
             paired = len(completed_cases[cond] & completed_cases[ORIGINAL])
-            data[c.label][cond] = {"played": len(played), "completed": completed, "paired_cases": paired}
-            text = f"{completed} / {len(played)}" + ("" if cond == ORIGINAL else f" · {paired} paired")
-            cells.append(Cell(text if played else DASH))
+            data[c.label][cond] = {"played": n, "completed": completed, "paired_cases": paired}
+            text = f"{completed} / {n}" + ("" if cond == ORIGINAL else f" · {paired} paired")
+            cells.append(Cell(text if n else DASH))
         rows.append([Cell(c.label, colour=ctx.colours[c.label]), *cells])
     ctx.data["condition_coverage"] = data
     return Table(
