@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,9 @@ from safeactbench.analysis.command import report
 from safeactbench.analysis.runs import ReportError, load_run
 from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
-from safeactbench.records import EpisodeLines, StoreError, read_lines, read_numbered
+from safeactbench.records import EpisodeLines, ModelTurn, StoreError, read_lines, read_numbered
 from safeactbench.render import render_episode
-from safeactbench.rows import EpisodeRow, episode_row, verdict_row
+from safeactbench.rows import EpisodeRow, decode_row, encode_row, episode_row, verdict_row
 from safeactbench.rowstore import MemoryBudget, RowStore
 from safeactbench.runconfig import active_suite
 from safeactbench.suite.data import load_suite
@@ -131,8 +132,13 @@ def test_rows_past_the_budget_read_back_as_they_went_in(tmp_path: Path) -> None:
             "--no-report"]  # fmt: skip
     assert CliRunner().invoke(app, args).exit_code == 0
     rows = list(load_run(out).records)
+    assert all(row.line > 0 for row in rows) and any(row.verdict and row.verdict.findings for row in rows)
+    turns = (ModelTurn(text_tool_call=False), ModelTurn(text_tool_call=True))
+    rows[0] = replace(rows[0], transcript=turns, usage={"input_tokens": 7, "output_tokens": 2}, model="m/x")
+    assert [decode_row(encode_row(row)) for row in rows] == rows  # the codec report rows are spilled with
     budget = MemoryBudget(3)
-    first, second = RowStore[EpisodeRow](budget), RowStore[EpisodeRow](budget)  # one budget shared by both
+    first = RowStore[EpisodeRow](budget)  # pickled past the budget
+    second = RowStore[EpisodeRow](budget, encode_row, decode_row)  # one budget shared by both
     for store in (first, second):
         for row in rows:
             store.append(row)

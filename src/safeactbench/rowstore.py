@@ -1,11 +1,12 @@
 """Rows that stay within a memory budget: a report (or a run's summary) keeps the first rows it is
 given in memory, up to a budget shared by every run it reads, and writes the rest to an anonymous
-temporary file, read back (pickled, in large blocks) on each pass. The analysis reads rows in
+temporary file, read back (in large blocks) on each pass. The analysis reads rows in
 passes (`for row in run.records`), never by index, so the two look the same to it; past the budget
 the memory a report needs no longer grows with the number of episodes.
 
 A row takes ~1.5 KB in memory; `ROWS_IN_MEMORY` rows (~15 MB) cover the packaged suite played ten
-times. Reading a spilled row back costs ~25 µs per pass (docs/report.md, "Memory").
+times. A store writes its rows with the codec it is given (pickle by default; report rows use
+`rows.encode_row`, ~9 µs to read back where a pickled row takes ~25 µs; docs/report.md, "Memory").
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ import os
 import pickle
 import struct
 import tempfile
-from collections.abc import Iterator
-from typing import IO, Generic, TypeVar
+from collections.abc import Callable, Iterator
+from typing import IO, Any, Generic, TypeVar
 
 ROWS_IN_MEMORY = 10_000
 _BLOCK = 1 << 20  # bytes read from the file at a time
 _SIZE = struct.Struct("<I")  # each pickled row is preceded by its length
 
 Row = TypeVar("Row")
+
+
+def _pickled(row: object) -> bytes:
+    return pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class MemoryBudget:
@@ -40,8 +45,14 @@ class MemoryBudget:
 class RowStore(Generic[Row]):
     """Rows in the order appended; iterable any number of times, also while another pass is under way."""
 
-    def __init__(self, budget: MemoryBudget | None = None) -> None:
+    def __init__(
+        self,
+        budget: MemoryBudget | None = None,
+        encode: Callable[[Row], bytes] = _pickled,
+        decode: Callable[[bytes], Any] = pickle.loads,
+    ) -> None:
         self._budget = budget if budget is not None else MemoryBudget()
+        self._encode, self._decode = encode, decode
         self._memory: list[Row] = []
         self._file: IO[bytes] | None = None
         self._end = 0  # bytes written to the file
@@ -54,7 +65,7 @@ class RowStore(Generic[Row]):
             return
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="safeactbench-rows-")  # noqa: SIM115 (closed by close())
-        blob = pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = self._encode(row)
         self._file.write(_SIZE.pack(len(blob)) + blob)
         self._end += _SIZE.size + len(blob)
 
@@ -85,7 +96,7 @@ class RowStore(Generic[Row]):
                 (size,) = _SIZE.unpack_from(buffer, start)
                 if len(buffer) - start - _SIZE.size < size:
                     break
-                yield pickle.loads(buffer[start + _SIZE.size : start + _SIZE.size + size])
+                yield self._decode(buffer[start + _SIZE.size : start + _SIZE.size + size])
                 start += _SIZE.size + size
             buffer = buffer[start:]
             if position >= self._end and buffer:

@@ -47,7 +47,7 @@ from .records import (
     read_numbered,
     stamp,
 )
-from .rows import EpisodeRow, episode_row
+from .rows import EpisodeRow, decode_row, encode_row, episode_row
 from .rowstore import RowStore
 from .runconfig import RunConfig
 from .runlock import RunLocked, lock_run, unlock_run
@@ -243,7 +243,7 @@ class RunStore:
         summary of a large run never holds its episodes, nor the file's text."""
         path = self.episodes_path
         lines = EpisodeLines(path)
-        rows: RowStore[EpisodeRow] = RowStore()
+        rows: RowStore[EpisodeRow] = RowStore(None, encode_row, decode_row)
         for _, number, _ in episode_lines(path, lines)[0]:
             rows.append(episode_row(parse_line(path, number, lines[number - 1], drop=SUMMARY), number))
         return rows

@@ -17,7 +17,7 @@ from ..records import (
     parse_line,
     read_meta,
 )
-from ..rows import Episode, EpisodeRow, episode_row
+from ..rows import Episode, EpisodeRow, decode_row, encode_row, episode_row
 from ..rowstore import MemoryBudget, RowStore
 from ..runconfig import current_harness
 from ..store import run_config
@@ -95,7 +95,7 @@ def load_run(path: Path, budget: MemoryBudget | None = None) -> Run:
     if not episodes.is_file():
         raise ReportError(f"{path}: no episodes.jsonl file (is this a run directory?)")
     meta_path = path / "run.json"
-    rows: RowStore[EpisodeRow] = RowStore(budget)
+    rows: RowStore[EpisodeRow] = RowStore(budget, encode_row, decode_row)
     try:
         meta = read_meta(meta_path) if meta_path.is_file() else {}
         run = None
