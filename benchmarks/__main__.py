@@ -55,7 +55,10 @@ FULL: dict[str, list[tuple[str, Any]]] = {
 QUICK: dict[str, list[tuple[str, Any]]] = {
     "evaluator": [("evaluator", lambda: m.evaluator_throughput(12, 1))],
     "episode": [("episode", lambda: m.episode_overhead(12, 1))],
-    "e2e": [("startup", lambda: m.startup(1)), ("end_to_end", lambda: m.end_to_end(1, cases=QUICK_CASES, heavy=2))],
+    "e2e": [
+        ("startup", lambda: m.startup(1)),
+        ("end_to_end", lambda: m.end_to_end(1, cases=QUICK_CASES, heavy=(1, 2))),
+    ],
     "inspect": [("inspect", lambda: m.inspect_path(cases=QUICK_CASES))],
     "concurrency": [
         ("concurrency", lambda: m.concurrency((1, 2), workloads=m.QUICK_WORKLOADS, cases=2, latency=0.02, jitter=0.005))

@@ -55,8 +55,9 @@ def main() -> None:
     print(f"  index matrix + counts  {draw:.3f} s")
     print(f"  {args.configs} ECS intervals       {ecs:.3f} s")
     print(f"  {len(pairs)} paired Δ intervals  {paired:.3f} s")
-    print(f"  e.g. ECS {100 * intervals[0].estimate:.1f} [{100 * intervals[0].low:.1f}, {100 * intervals[0].high:.1f}]")
-    print(f"  e.g. Δ {100 * deltas[0].estimate:+.1f} [{100 * deltas[0].low:+.1f}, {100 * deltas[0].high:+.1f}] points")
+    ecs_example, delta_example = intervals[0].scaled(100.0), deltas[0].scaled(100.0)
+    print(f"  e.g. ECS {ecs_example.estimate:.1f} [{ecs_example.low:.1f}, {ecs_example.high:.1f}]")
+    print(f"  e.g. Δ {delta_example.estimate:+.1f} [{delta_example.low:+.1f}, {delta_example.high:+.1f}] points")
     print("OK" if cold < BUDGET_S else "OVER BUDGET")
 
 

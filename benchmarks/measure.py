@@ -253,12 +253,15 @@ def startup(repeats: int = 3) -> dict[str, Any]:
     return {"best_s": min(walls), "median_s": statistics.median(walls)}
 
 
-def end_to_end(repeats: int = 3, cases: str | None = None, timeout: float = 600.0, heavy: int = 10) -> dict[str, Any]:
+def end_to_end(
+    repeats: int = 3, cases: str | None = None, timeout: float = 1800.0, heavy: Sequence[int] = (10, 40)
+) -> dict[str, Any]:
     """`safeactbench run --agent reference` on the suite (or `cases`) in a subprocess: wall s, peak RSS.
 
     As users run it (it also writes OUT/report at the end) and with `--no-report` (the run alone:
-    plan, play, evaluate, store); and once with `--repeat heavy`, report included (`heavy`): memory
-    must not grow with the episodes a run holds."""
+    plan, play, evaluate, store); and once with each `--repeat` of `heavy`, report included: memory
+    must not grow with the episodes a run holds. `rss_growth` = peak RSS at the largest repeat /
+    peak RSS at the smallest (1.0: flat)."""
     out: dict[str, Any] = {}
     extra = ["--cases", cases] if cases else []
     with scratch() as tmp:
@@ -283,11 +286,16 @@ def end_to_end(repeats: int = 3, cases: str | None = None, timeout: float = 600.
                 "peak_rss_mb": max(rss),
                 "repeats": len(walls),
             }
-        run_dir = tmp / "heavy"
-        measured = _run_cli(["--agent", "reference", *extra, "--repeat", str(heavy)], run_dir, timeout=timeout)
-        out["heavy"] = {"repeat": heavy, "episodes": len(read_records(run_dir)), "wall_s": measured.wall_s,
-                        "peak_rss_mb": measured.max_rss_mb}  # fmt: skip
-    return {**out["default"], "no_report": out["no_report"], "heavy": out["heavy"]}
+        by_repeat = []
+        for repeat in heavy:
+            run_dir = tmp / f"heavy{repeat}"
+            measured = _run_cli(["--agent", "reference", *extra, "--repeat", str(repeat)], run_dir, timeout=timeout)
+            by_repeat.append({"repeat": repeat, "episodes": len(read_records(run_dir)), "wall_s": measured.wall_s,
+                              "peak_rss_mb": measured.max_rss_mb})  # fmt: skip
+            shutil.rmtree(run_dir, ignore_errors=True)
+    growth = by_repeat[-1]["peak_rss_mb"] / by_repeat[0]["peak_rss_mb"]
+    return {**out["default"], "no_report": out["no_report"], "heavy": by_repeat[-1], "heavy_runs": by_repeat,
+            "rss_growth": growth}  # fmt: skip
 
 
 # -------------------------------------------------------------------------- 4. the Inspect path

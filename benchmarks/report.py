@@ -73,11 +73,18 @@ TARGETS = [
         "peak RSS of the whole-suite reference run", lambda r: r["end_to_end"]["peak_rss_mb"], "<", 300.0, "{:.0f} MB"
     ),
     Target(
-        "peak RSS of the reference run with its report at --repeat 10 (6,560 episodes)",
+        "peak RSS of the reference run with its report at --repeat 40 (26,240 episodes)",
         lambda r: (r["end_to_end"].get("heavy") or {}).get("peak_rss_mb"),
         "<",
         300.0,
         "{:.0f} MB",
+    ),
+    Target(
+        "peak RSS growth of the run with its report, --repeat 10 → 40 (1.00 = flat)",
+        lambda r: r["end_to_end"].get("rss_growth"),
+        "<",
+        1.15,
+        "{:.2f}×",
     ),
 ]
 
@@ -192,6 +199,28 @@ def _section_e2e(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
         "",
         f"Start-up (`safeactbench --help`: imports and argument parsing): {fmt(s.get('best_s'))} s "
         f"(before: {fmt(bs.get('best_s'))} s).",
+        "",
+        *_heavy_runs(e),
+    ]
+
+
+def _heavy_runs(e: dict[str, Any]) -> list[str]:
+    """The run with its report at several --repeat: peak RSS must not grow with the episodes."""
+    runs = e.get("heavy_runs") or []
+    if not runs:
+        return []
+    rows = [
+        f"| {h['repeat']} | {h['episodes']:,} | {fmt(h['wall_s'], '{:.1f}')} | {fmt(h['peak_rss_mb'], '{:.0f}')} |"
+        for h in runs
+    ]
+    return [
+        "Memory with the number of episodes (`run --agent reference --repeat N`, report included):",
+        "",
+        "| --repeat | episodes | wall, s | peak RSS, MB |",
+        "|---:|---:|---:|---:|",
+        *rows,
+        "",
+        f"Growth of the peak from the smallest to the largest: {fmt(e.get('rss_growth'))}× (1.00: flat).",
         "",
     ]
 

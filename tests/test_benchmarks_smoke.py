@@ -35,11 +35,12 @@ def test_evaluator_and_episode_overhead_tiny() -> None:
 
 
 def test_end_to_end_tiny() -> None:
-    e2e = m.end_to_end(1, cases="SAB-V1-001", heavy=2)
+    e2e = m.end_to_end(1, cases="SAB-V1-001", heavy=(1, 2))
     for run in (e2e, e2e["no_report"]):
         assert run["episodes"] == 1 and run["successes"] == 1
         assert _positive(run["wall_s"]) and _positive(run["peak_rss_mb"])
     assert e2e["heavy"]["episodes"] == 2 and _positive(e2e["heavy"]["peak_rss_mb"])
+    assert [run["episodes"] for run in e2e["heavy_runs"]] == [1, 2] and _positive(e2e["rss_growth"])
 
 
 def test_inspect_path_tiny() -> None:
@@ -100,7 +101,7 @@ def test_report_and_command_line(tmp_path: Path) -> None:
     assert rendered.read_text(encoding="utf-8").split("\n")[4:] == text.split("\n")[4:]
     # a baseline renders as the 'before' column; missing parts render as dashes
     assert "| – |" in render(results, results, "python -m benchmarks")
-    assert len(TARGETS) == 8 and set(PARTS) >= {"evaluator", "concurrency"}
+    assert len(TARGETS) == 9 and set(PARTS) >= {"evaluator", "concurrency"}
     assert machine(2)["cores"]
 
 

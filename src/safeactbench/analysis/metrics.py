@@ -3,8 +3,10 @@
 ECS overall, per protocol, per domain and their macro means; failure-mode shares; the evidence
 metrics PAR, CAS, BSR and investigation completion; coverage and query-cost distributions; run
 coverage; repetitions (per-run ECS, pass^k); intervention metrics. Every function takes plain
-records and returns plain numbers, so each is testable on constructed data. Confidence intervals
-live in `stats.py`. The definitions are documented in docs/report.md.
+records (or rows) and returns plain numbers, so each is testable on constructed data; it reads
+them in one pass and keeps numbers, never episodes, so a report's rows may wait on disk
+(`rowstore`). Confidence intervals live in `stats.py`. The definitions are documented in
+docs/report.md.
 """
 
 from __future__ import annotations

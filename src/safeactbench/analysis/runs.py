@@ -50,7 +50,8 @@ class Run:
         path = self.path / "episodes.jsonl"
         lines: EpisodeLines | None = None
         for record in records:
-            lines = lines or EpisodeLines(path)  # counted as when the run was read
+            if lines is None:
+                lines = EpisodeLines(path)  # counted as when the run was read
             if record.line > len(lines):
                 raise ReportError(f"{path}: the file changed while the report was written (line {record.line} is gone)")
             stored = parse_line(path, record.line, lines[record.line - 1])
