@@ -7,6 +7,7 @@ asserted here."""
 
 from __future__ import annotations
 
+import errno
 import json
 import random
 from dataclasses import replace
@@ -167,3 +168,27 @@ def test_a_report_past_the_memory_budget_is_the_same_report(tmp_path: Path, monk
         assert (tmp_path / "disk" / name).read_text() == (tmp_path / "memory" / name).read_text(), name
     page = (tmp_path / "disk" / "report.html").read_text()
     assert page == (tmp_path / "memory" / "report.html").read_text()
+
+
+def test_no_room_for_rows_on_disk_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--agent", "eager", "--protocol", "V1", "--domain", "research", "--out", str(out), "--no-report"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(rowstore, "ROWS_IN_MEMORY", 2)
+    monkeypatch.setattr(rowstore.tempfile, "TemporaryFile", full_disk)
+    result = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "report")])
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.output.split())
+    assert "No space left on device" in message and "TMPDIR" in message
+    assert not (tmp_path / "report").exists()  # nothing half-written
+    # the run's closing summary reads its rows the same way: the episodes are stored, the summary says why not
+    again = tmp_path / "again"
+    result = CliRunner().invoke(app, [*args[:-3], "--out", str(again), "--no-report"])
+    assert result.exit_code == 1 and "No space left on device" in " ".join(result.output.split())
+    assert len((again / "episodes.jsonl").read_text().splitlines()) == len(
+        (out / "episodes.jsonl").read_text().splitlines()
+    )

@@ -25,6 +25,10 @@ _SIZE = struct.Struct("<I")  # each pickled row is preceded by its length
 Row = TypeVar("Row")
 
 
+class SpillError(RuntimeError):
+    """Rows could not be kept on disk (a full or unwritable temporary directory); the message says where."""
+
+
 def _pickled(row: object) -> bytes:
     return pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -63,10 +67,16 @@ class RowStore(Generic[Row]):
         if self._file is None and self._budget.take():
             self._memory.append(row)
             return
-        if self._file is None:
-            self._file = tempfile.TemporaryFile(prefix="safeactbench-rows-")  # noqa: SIM115 (closed by close())
         blob = self._encode(row)
-        self._file.write(_SIZE.pack(len(blob)) + blob)
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="safeactbench-rows-")  # noqa: SIM115 (closed by close())
+            self._file.write(_SIZE.pack(len(blob)) + blob)
+        except OSError as exc:
+            raise SpillError(
+                f"cannot keep rows past the memory budget on disk in {tempfile.gettempdir()}: "
+                f"{exc.strerror or exc} (free space there, or point TMPDIR at a directory with room)"
+            ) from None
         self._end += _SIZE.size + len(blob)
 
     @property

@@ -48,7 +48,7 @@ from .records import (
     stamp,
 )
 from .rows import EpisodeRow, decode_row, encode_row, episode_row
-from .rowstore import RowStore
+from .rowstore import RowStore, SpillError
 from .runconfig import RunConfig
 from .runlock import RunLocked, lock_run, unlock_run
 
@@ -244,8 +244,11 @@ class RunStore:
         path = self.episodes_path
         lines = EpisodeLines(path)
         rows: RowStore[EpisodeRow] = RowStore(None, encode_row, decode_row)
-        for _, number, _ in episode_lines(path, lines)[0]:
-            rows.append(episode_row(parse_line(path, number, lines[number - 1], drop=SUMMARY), number))
+        try:
+            for _, number, _ in episode_lines(path, lines)[0]:
+                rows.append(episode_row(parse_line(path, number, lines[number - 1], drop=SUMMARY), number))
+        except SpillError as exc:
+            raise StoreError(f"{path}: summarising the run: {exc}") from None
         return rows
 
 

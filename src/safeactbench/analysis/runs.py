@@ -18,7 +18,7 @@ from ..records import (
     read_meta,
 )
 from ..rows import Episode, EpisodeRow, decode_row, encode_row, episode_row
-from ..rowstore import MemoryBudget, RowStore
+from ..rowstore import MemoryBudget, RowStore, SpillError
 from ..runconfig import current_harness
 from ..store import run_config
 
@@ -113,7 +113,7 @@ def load_run(path: Path, budget: MemoryBudget | None = None) -> Run:
         verified = verify_lines(lines, episodes, run=run, allow_duplicates=True, keep=episode_row, into=rows)
         if not rows:  # blank lines only, or a first line still being written
             raise ReportError(f"{episodes}: no episodes yet")
-    except StoreError as exc:
+    except (StoreError, SpillError) as exc:
         raise ReportError(str(exc)) from None
     if verified.duplicates:
         warnings.append(describe_duplicates(episodes, verified.duplicates) + "; the first record of each is used")
