@@ -1,9 +1,9 @@
 """What keeps a report's memory flat, checked for sameness: cases parsed one at a time answer as the
-loaded suite does, records verified line by line come back as `verify_records` gives them, a row
-renders exactly as the whole record, and rows spilled past the memory budget read back as they
-went in - a report whose rows wait on disk is the report whose rows stay in memory. The memory
-itself is measured in `python -m benchmarks` (e2e: --repeat 10 and 20 with its report), never
-asserted here."""
+loaded suite does, records verified line by line come back as each verified on its own
+(`verify_record`), a row renders exactly as the whole record, and rows spilled past the memory
+budget read back as they went in - a report whose rows wait on disk is the report whose rows stay
+in memory. The memory itself is measured in `python -m benchmarks` (e2e: --repeat 10 and 40 with
+its report), never asserted here."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from safeactbench.rows import EpisodeRow, decode_row, encode_row, episode_row, v
 from safeactbench.rowstore import MemoryBudget, RowStore
 from safeactbench.runconfig import active_suite
 from safeactbench.suite.data import load_suite
-from safeactbench.verify import verify_lines, verify_records
+from safeactbench.verify import verify_lines, verify_record
 
 
 def test_indexed_cases_are_the_suites_cases() -> None:
@@ -60,14 +60,18 @@ def test_line_by_line_verification_gives_the_records_by_episode(tmp_path: Path) 
     path.write_text("\n".join(lines) + "\n")
     meta = json.loads((out / "run.json").read_text())
     run = (meta["config_id"], active_suite().checksum)
-    whole = verify_records(read_numbered(path), path, run=run)
+    stored = dict(read_numbered(path))
+    # each stored record verified on its own, the whole file in memory: what the two passes must give
+    whole = {number: verify_record(record, f"line {number}") for number, record in stored.items()}
     rows: list[EpisodeRow] = []
-    lined = verify_lines(read_lines(path), path, run=run, keep=episode_row, into=rows)
-    by_key = sorted(whole.records, key=lambda r: r.key)  # replayed by case, condition and repetition
+    heard: list[int] = []
+    lined = verify_lines(read_lines(path), path, run=run, keep=episode_row, into=rows,
+                         on_change=lambda number, stored, derived: heard.append(number))  # fmt: skip
+    by_key = sorted(whole.values(), key=lambda r: r.key)  # replayed by case, condition and repetition
     assert [r.key for r in rows] == [r.key for r in by_key]
     assert [r.verdict for r in rows] == [r.verdict and verdict_row(r.verdict) for r in by_key]
-    assert lined.changed_lines == whole.changed_lines == [number for number, _, _ in whole.changed] == [4]
-    stored = dict(read_numbered(path))
+    assert lined.changed_lines == heard == [4]
+    assert whole[4].verdict != stored[4].verdict
     assert all(stored[r.line].key == r.key for r in rows)  # each row remembers its line
     for full, kept in zip(by_key, rows, strict=True):
         assert full.trajectory and kept.trajectory and full.verdict and kept.verdict
@@ -192,3 +196,24 @@ def test_no_room_for_rows_on_disk_is_a_clear_error(tmp_path: Path, monkeypatch: 
     assert len((again / "episodes.jsonl").read_text().splitlines()) == len(
         (out / "episodes.jsonl").read_text().splitlines()
     )
+
+
+def test_evaluate_past_the_budget_writes_what_it_writes_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`evaluate` re-scores a file without holding it: its table and --out (in the file's order)
+    are the same whether its rows stay in memory or wait on disk."""
+    out = tmp_path / "run"
+    args = ["run", "--agent", "shallow", "--protocol", "V0,V1", "--domain", "smart_home", "--repeat", "2",
+            "--out", str(out), "--no-report"]  # fmt: skip
+    assert CliRunner().invoke(app, args).exit_code == 0
+    path = out / "episodes.jsonl"
+    outputs = []
+    for budget in (rowstore.ROWS_IN_MEMORY, 3):
+        monkeypatch.setattr(rowstore, "ROWS_IN_MEMORY", budget)
+        rescored = tmp_path / f"rescored-{budget}.jsonl"
+        result = CliRunner().invoke(app, ["evaluate", str(path), "--out", str(rescored)])
+        assert result.exit_code == 0, result.output
+        outputs.append((result.output, rescored.read_text()))
+    assert outputs[0] == outputs[1]
+    assert [r.key for _, r in read_numbered(tmp_path / "rescored-3.jsonl")] == [r.key for _, r in read_numbered(path)]

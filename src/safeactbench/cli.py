@@ -24,10 +24,11 @@ from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
 from .public import public_view
+from .records import EpisodeLines
 from .rows import Episode
 from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, RENAMED_HARNESSES, SECRET_ARGS, RunConfig, public_url, redact
 from .runner import Job, execute, finish, plan, play_scripted, run_metadata
-from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, read_numbered, run_config
+from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, run_config
 from .suite.data import CaseFileError, load_suite
 
 if TYPE_CHECKING:
@@ -665,12 +666,14 @@ def evaluate_cmd(
     must belong to the run (run.json); a file of records must hold one configuration; an episode
     recorded twice is an error."""
     _use_suite(suite)
-    from .verify import check_suite, verify_records
+    from .rowstore import LineSpool, SpillError
+    from .verify import check_suite, rescore
 
     meta_path = trajectories.parent / "run.json"
+    rescored = LineSpool() if out is not None else None  # --out in the order of the file read
     try:
-        numbered = read_numbered(trajectories)
-        if not numbered:
+        lines = EpisodeLines(trajectories)
+        if not any(line.strip() for line in lines):
             raise fail(f"{trajectories}: no episode records")
         run = None
         planned = None
@@ -679,29 +682,24 @@ def evaluate_cmd(
             config = run_config(meta, meta_path)
             check_suite(config, meta_path)
             run, planned = (config.fingerprint, config.suite.checksum), meta.get("planned")
-        verified = verify_records(numbered, trajectories, run=run)
-    except StoreError as exc:
+        result = rescore(lines, trajectories, run=run, out=rescored)
+    except (StoreError, SpillError) as exc:
         raise fail(str(exc)) from None
-    for number, stored, derived in verified.changed:
-        was = stored.verdict.outcome.value if stored.verdict else "no verdict"
-        now = derived.verdict.outcome.value if derived.verdict else "no verdict"
-        relabelled = (stored.protocol, stored.domain) != (derived.protocol, derived.domain)
-        moved = f"; labels {stored.protocol.value}/{stored.domain} -> {derived.protocol.value}/{derived.domain}"
-        err.print(f"[yellow]{stored.case_id}[/] " + escape(f"(line {number}): stored {was} -> replayed {now}")
-                  + (escape(moved) if relabelled else ""))  # fmt: skip
-    if out is not None:
+    for change in result.changes:
+        err.print(f"[yellow]{escape(change.case_id)}[/] " + escape(f"(line {change.line}): {change.detail}"))
+    if rescored is not None and out is not None:
         try:
-            out.write_text("".join(r.model_dump_json() + "\n" for r in verified.records), encoding="utf-8")
+            with out.open("wb") as handle:
+                rescored.write_to(handle)
         except OSError as exc:
             raise fail(f"--out {out}: {exc.strerror or exc}") from None
-    total = len(verified.records)
-    verdicts = sum(stored.verdict != derived.verdict for _, stored, derived in verified.changed)
-    corrected = len(verified.changed) - verdicts
+    verified, verdicts = result.verified, sum(change.verdict for change in result.changes)
+    corrected = len(result.changes) - verdicts
     console.print(
         f"re-scored {verified.completed} episodes; {verdicts} verdict(s) changed"
         + (f"; {corrected} record(s) with wrong case labels corrected" if corrected else "")
     )
-    console.print(coverage_line(verified.completed, total, planned, verified.missing_reasons()))
+    console.print(coverage_line(verified.completed, len(verified.records), planned, verified.missing_reasons()))
     console.print(ecs_table(verified.records, "ECS after re-scoring"))
 
 

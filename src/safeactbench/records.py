@@ -334,21 +334,6 @@ def describe_duplicates(path: Path, duplicates: dict[EpisodeKey, list[int]]) -> 
     return f"{path}: {len(duplicates)} episode(s) recorded more than once: {'; '.join(shown[:5])}{more}"
 
 
-def check_membership(
-    numbered: Iterable[tuple[int, EpisodeRecord]],
-    config_id: str,
-    suite_checksum: str,
-    path: Path,
-    *,
-    cases: bool = True,
-) -> None:
-    """Every record must carry this run's configuration fingerprint and suite checksum and (unless
-    `cases` is False: the caller replays each record, which names an unknown case the same way)
-    name a case of the suite (under its condition)."""
-    for _ in members(numbered, config_id, suite_checksum, path, cases=cases):
-        pass
-
-
 def members(
     numbered: Iterable[tuple[int, EpisodeRecord]],
     config_id: str,
@@ -357,7 +342,9 @@ def members(
     *,
     cases: bool = True,
 ) -> Iterator[tuple[int, EpisodeRecord]]:
-    """`check_membership` one record at a time: each record is passed on once it is checked."""
+    """Every record must carry this run's configuration fingerprint and suite checksum and (unless
+    `cases` is False: the caller replays each record, which names an unknown case the same way)
+    name a case of the suite (under its condition); each record is passed on once it is checked."""
     from .catalog import UnknownCase, get_case  # the suite, loaded only when records are checked
 
     for number, record in numbered:

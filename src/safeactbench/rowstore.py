@@ -15,6 +15,7 @@ import os
 import pickle
 import struct
 import tempfile
+from array import array
 from collections.abc import Callable, Iterator
 from typing import IO, Any, Generic, TypeVar
 
@@ -68,15 +69,9 @@ class RowStore(Generic[Row]):
             self._memory.append(row)
             return
         blob = self._encode(row)
-        try:
-            if self._file is None:
-                self._file = tempfile.TemporaryFile(prefix="safeactbench-rows-")  # noqa: SIM115 (closed by close())
-            self._file.write(_SIZE.pack(len(blob)) + blob)
-        except OSError as exc:
-            raise SpillError(
-                f"cannot keep rows past the memory budget on disk in {tempfile.gettempdir()}: "
-                f"{exc.strerror or exc} (free space there, or point TMPDIR at a directory with room)"
-            ) from None
+        if self._file is None:
+            self._file = _temporary()
+        _write(self._file, _SIZE.pack(len(blob)) + blob)
         self._end += _SIZE.size + len(blob)
 
     @property
@@ -116,3 +111,57 @@ class RowStore(Generic[Row]):
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+class LineSpool:
+    """Text lines handed over in any order, each with its line number, written out in line order:
+    the lines wait in an anonymous temporary file, and only where each one is (16 bytes a line) is
+    held. `evaluate --out` writes re-scored records in the order of the file it read this way."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self._starts = array("q")
+        self._sizes = array("q")
+        self._end = 0
+
+    def put(self, number: int, text: str) -> None:
+        data = text.encode("utf-8")
+        if self._file is None:
+            self._file = _temporary()
+        _write(self._file, data)
+        while len(self._starts) < number:
+            self._starts.append(-1)
+            self._sizes.append(0)
+        self._starts[number - 1], self._sizes[number - 1] = self._end, len(data)
+        self._end += len(data)
+
+    def write_to(self, out: IO[bytes]) -> None:
+        """Every line put, in line order (each followed by a newline)."""
+        if self._file is None:
+            return
+        self._file.flush()
+        fd = self._file.fileno()
+        for start, size in zip(self._starts, self._sizes, strict=True):
+            if start >= 0:
+                out.write(os.pread(fd, size, start) + b"\n")
+
+
+def _temporary() -> IO[bytes]:
+    try:
+        return tempfile.TemporaryFile(prefix="safeactbench-rows-")
+    except OSError as exc:
+        raise _no_room(exc) from None
+
+
+def _write(file: IO[bytes], data: bytes) -> None:
+    try:
+        file.write(data)
+    except OSError as exc:
+        raise _no_room(exc) from None
+
+
+def _no_room(exc: OSError) -> SpillError:
+    return SpillError(
+        f"cannot write to a temporary file in {tempfile.gettempdir()}: "
+        f"{exc.strerror or exc} (free space there, or point TMPDIR at a directory with room)"
+    )

@@ -1,4 +1,4 @@
-"""Episode records are claims; `verify_records` re-derives what can be derived and checks the rest.
+"""Episode records are claims; `verify_lines` re-derives what can be derived and checks the rest.
 
 What a record says about its case (protocol, domain, family) comes from the suite, never from the
 record; every verdict is derived again by replaying the trajectory (SPEC §5), never trusted as
@@ -20,15 +20,14 @@ from .model import Case
 from .records import (
     EpisodeKey,
     EpisodeRecord,
-    Numbered,
     StoreError,
-    check_membership,
     describe_duplicates,
     episode_lines,
     members,
-    one_per_key,
     parse_line,
 )
+from .rows import EpisodeRow, decode_row, encode_row, episode_row
+from .rowstore import LineSpool, RowStore
 from .runconfig import RunConfig, active_suite
 
 
@@ -58,7 +57,6 @@ class Verified(Generic[Kept]):
     """Records after verification, one per key, with what changed on the way."""
 
     records: Sink[Kept]
-    changed: list[tuple[int, Kept, Kept]] = field(default_factory=list)  # line, stored, derived (verify_records)
     changed_lines: list[int] = field(default_factory=list)  # the lines whose claims the replay changed
     duplicates: dict[EpisodeKey, list[int]] = field(default_factory=dict)
 
@@ -94,28 +92,6 @@ def verify_record(record: EpisodeRecord, where: str, lookup: Callable[[str, str]
     return record.model_copy(update=labels)
 
 
-def verify_records(
-    numbered: Numbered,
-    path: Path,
-    *,
-    run: tuple[str, str] | None = None,
-    allow_duplicates: bool = False,
-) -> Verified[EpisodeRecord]:
-    """Verify every record of an episodes file. `run` = (config fingerprint, suite checksum) of the
-    run the file belongs to: every record must carry both. Duplicates (a finished episode recorded
-    twice) are an error unless `allow_duplicates`, which keeps the first and returns the lines."""
-    kept, duplicates = _kept(numbered, path, run, allow_duplicates)
-    records: list[EpisodeRecord] = []
-    result = Verified(records=records, duplicates=duplicates)
-    for number, record in kept:
-        derived = verify_record(record, f"{path}:{number}")
-        records.append(derived)
-        if _claims(record) != _claims(derived):
-            result.changed.append((number, record, derived))
-            result.changed_lines.append(number)
-    return result
-
-
 def verify_lines(
     lines: Sequence[bytes],
     path: Path,
@@ -125,16 +101,23 @@ def verify_lines(
     keep: Callable[[EpisodeRecord, int], Kept],
     into: Sink[Kept],
     lookup: Callable[[str, str], Case] = indexed_case,
+    on_change: Callable[[int, EpisodeRecord, EpisodeRecord], None] | None = None,
 ) -> Verified[Kept]:
-    """`verify_records` for the lines of an episodes file, one whole record in memory at a time: a
-    first pass checks each line's light record (run, configuration, duplicates) and keeps its key;
-    then each kept line is read whole, verified, reduced by `keep(record, line)` and appended to
-    `into` before the next. Memory grows with what `into` holds (a `rowstore.RowStore` holds a
-    budget), plus the keys. The lines are replayed case by case, each case parsed when first needed
-    (`catalog.indexed_case`), and reach `into` in that order: by case, condition and repetition."""
+    """Verify every record of an episodes file, one whole record in memory at a time (each by
+    `verify_record`). `run` = (config fingerprint, suite checksum) of the run the file belongs to:
+    every record must carry both (without it, the records must be of one configuration).
+    Duplicates (a finished episode recorded twice) are an error unless `allow_duplicates`, which
+    keeps the first and returns the lines.
+
+    A first pass checks each line's light record and keeps its key; then each kept line is read
+    whole, verified, reduced by `keep(record, line)` and appended to `into` before the next. Memory
+    grows with what `into` holds (a `rowstore.RowStore` holds a budget), plus the keys. The lines
+    are replayed case by case, each case parsed when first needed (`catalog.indexed_case`), and
+    reach `into` in that order: by case, condition and repetition. `on_change(line, stored,
+    derived)` hears of each record whose claims the replay changed."""
 
     def checks(light: Iterator[tuple[int, EpisodeRecord]]) -> Iterator[tuple[int, EpisodeRecord]]:
-        return members(light, run[0], run[1], path, cases=False) if run else _one_configuration(light, path)
+        return members(light, run[0], run[1], path, cases=False) if run else one_configuration(light, path)
 
     order, duplicates = episode_lines(path, lines, checks)
     if duplicates and not allow_duplicates:
@@ -146,21 +129,52 @@ def verify_lines(
         into.append(keep(derived, number))
         if _claims(record) != _claims(derived):
             result.changed_lines.append(number)
+            if on_change is not None:
+                on_change(number, record, derived)
     result.changed_lines.sort()
     return result
 
 
-def _kept(
-    numbered: Numbered, path: Path, run: tuple[str, str] | None, allow_duplicates: bool
-) -> tuple[Numbered, dict[EpisodeKey, list[int]]]:
-    if run is not None:
-        check_membership(numbered, run[0], run[1], path)
-    else:
-        check_one_configuration(numbered, path)
-    kept, duplicates = one_per_key(numbered)
-    if duplicates and not allow_duplicates:
-        raise StoreError(describe_duplicates(path, duplicates))
-    return kept, duplicates
+@dataclass(frozen=True)
+class Change:
+    """A stored record whose claims the replay changed (`rescore`)."""
+
+    line: int
+    case_id: str
+    detail: str  # "stored X -> replayed Y", and the labels if they moved
+    verdict: bool  # whether the verdict changed (else only the case labels)
+
+
+@dataclass
+class Rescored:
+    verified: Verified[EpisodeRow]
+    changes: list[Change]  # by line
+
+
+def rescore(
+    lines: Sequence[bytes], path: Path, *, run: tuple[str, str] | None, out: LineSpool | None = None
+) -> Rescored:
+    """`evaluate`: every record of an episodes file verified (`verify_lines`, no duplicates) into
+    rows within the memory budget, each re-scored record's JSON put in `out` at its line, and what
+    the replay changed."""
+    rows: RowStore[EpisodeRow] = RowStore(None, encode_row, decode_row)
+    changes: list[Change] = []
+
+    def keep(record: EpisodeRecord, number: int) -> EpisodeRow:
+        if out is not None:
+            out.put(number, record.model_dump_json())
+        return episode_row(record, number)
+
+    def note(number: int, stored: EpisodeRecord, derived: EpisodeRecord) -> None:
+        was = stored.verdict.outcome.value if stored.verdict else "no verdict"
+        now = derived.verdict.outcome.value if derived.verdict else "no verdict"
+        detail = f"stored {was} -> replayed {now}"
+        if (stored.protocol, stored.domain) != (derived.protocol, derived.domain):
+            detail += f"; labels {stored.protocol.value}/{stored.domain} -> {derived.protocol.value}/{derived.domain}"
+        changes.append(Change(number, stored.case_id, detail, stored.verdict != derived.verdict))
+
+    verified = verify_lines(lines, path, run=run, keep=keep, into=rows, on_change=note)
+    return Rescored(verified, sorted(changes, key=lambda change: change.line))
 
 
 def check_suite(config: RunConfig, where: Path) -> None:
@@ -175,16 +189,9 @@ def check_suite(config: RunConfig, where: Path) -> None:
         )
 
 
-def check_one_configuration(numbered: Numbered, path: Path) -> None:
-    """Records outside a run directory: all of one configuration, and of the installed suite."""
-    for _ in _one_configuration(numbered, path):
-        pass
-
-
-def _one_configuration(
-    numbered: Iterable[tuple[int, EpisodeRecord]], path: Path
-) -> Iterator[tuple[int, EpisodeRecord]]:
-    """`check_one_configuration` one record at a time: each record is passed on once it is checked."""
+def one_configuration(numbered: Iterable[tuple[int, EpisodeRecord]], path: Path) -> Iterator[tuple[int, EpisodeRecord]]:
+    """Records outside a run directory: all of one configuration, and of the installed suite; each
+    record is passed on once it is checked."""
     suite = active_suite().checksum
     first: tuple[str, str, str | None, str | None] | None = None
     for number, record in numbered:
