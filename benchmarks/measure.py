@@ -15,11 +15,11 @@ import math
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
@@ -70,40 +70,44 @@ class Measured:
 def run_measured(
     cmd: Sequence[str], *, env: dict[str, str] | None = None, timeout: float = 900.0, cwd: Path | None = None
 ) -> Measured:
-    """Run `cmd` to completion; `os.wait4` gives the rusage (peak RSS, CPU) of this child alone."""
+    """Run `cmd` to completion through `benchmarks.launch`, whose `wait4` gives the rusage (peak RSS,
+    CPU) of this command alone - not inflated by this (possibly large) process's own peak, which
+    Linux would otherwise count in a child it spawns directly."""
     full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", **(env or {})}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
+        usage_path = Path(tmp) / "usage.json"
         start = time.perf_counter()
         proc = subprocess.Popen(
-            list(cmd), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=full_env, cwd=cwd or ROOT
+            [PYTHON, "-m", "benchmarks.launch", str(usage_path), *cmd],
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env={**full_env, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), full_env.get("PYTHONPATH")]))},
+            cwd=cwd or ROOT,
+            start_new_session=True,  # a timeout ends the launcher and the command together
         )
-        timed_out = threading.Event()
-
-        def kill() -> None:
-            timed_out.set()
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-
-        timer = threading.Timer(timeout, kill)
-        timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
+            proc.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        usage = json.loads(usage_path.read_text()) if usage_path.exists() else {}
         out.seek(0)
         err.seek(0)
         return Measured(
             cmd=list(cmd),
-            returncode=proc.returncode,
+            returncode=int(usage["returncode"]) if "returncode" in usage else (proc.returncode or -9),
             wall_s=wall,
-            max_rss_mb=usage.ru_maxrss / 1024.0,  # Linux reports KiB
-            user_s=usage.ru_utime,
-            sys_s=usage.ru_stime,
+            max_rss_mb=usage.get("max_rss_kb", 0) / 1024.0,
+            user_s=float(usage.get("user_s", 0.0)),
+            sys_s=float(usage.get("sys_s", 0.0)),
             stdout=out.read().decode(errors="replace"),
             stderr=err.read().decode(errors="replace"),
-            timed_out=timed_out.is_set(),
+            timed_out=timed_out,
         )
 
 

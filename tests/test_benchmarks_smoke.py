@@ -34,6 +34,20 @@ def test_evaluator_and_episode_overhead_tiny() -> None:
     assert ep["calls"]["new_episode"] == 6 and sum(ep["calls"].values()) > 6
 
 
+def test_a_commands_peak_memory_is_its_own_not_the_benchmarks() -> None:
+    """Linux counts, in a child's peak RSS, the peak of the process that spawned it: a benchmark
+    holding 300 MB must still measure a small command as small (it goes through a fresh launcher)."""
+    ballast = bytearray(300 * 1024 * 1024)  # touched: resident in this process
+    ballast[::4096] = b"x" * len(ballast[::4096])
+    small = m.run_measured([sys.executable, "-c", "pass"]).check()
+    assert 0 < small.max_rss_mb < 100
+    big = m.run_measured([sys.executable, "-c", "b = bytearray(200 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"])
+    assert 200 < big.check().max_rss_mb < 300  # and a large one as large
+    late = m.run_measured([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
+    assert late.timed_out and late.returncode != 0
+    del ballast
+
+
 def test_end_to_end_tiny() -> None:
     e2e = m.end_to_end(1, cases="SAB-V1-001", heavy=(1, 2))
     for run in (e2e, e2e["no_report"]):
