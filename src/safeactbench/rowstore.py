@@ -21,7 +21,7 @@ from typing import IO, Any, Generic, TypeVar
 
 ROWS_IN_MEMORY = 10_000
 _BLOCK = 1 << 20  # bytes read from the file at a time
-_SIZE = struct.Struct("<I")  # each pickled row is preceded by its length
+_SIZE = struct.Struct("<I")  # each encoded row is preceded by its length
 
 Row = TypeVar("Row")
 
@@ -62,6 +62,7 @@ class RowStore(Generic[Row]):
         self._file: IO[bytes] | None = None
         self._end = 0  # bytes written to the file
         self._count = 0
+        self._closed = False
 
     def append(self, row: Row) -> None:
         self._count += 1
@@ -86,6 +87,8 @@ class RowStore(Generic[Row]):
         return self._count > 0
 
     def __iter__(self) -> Iterator[Row]:
+        if self._closed:
+            raise RuntimeError("the rows of a closed store are gone")
         yield from self._memory
         if self._file is None:
             return
@@ -108,6 +111,9 @@ class RowStore(Generic[Row]):
                 raise RuntimeError("a spilled row was cut short (the temporary file changed)")
 
     def close(self) -> None:
+        """Give the temporary file back now (it is given back when the store is collected anyway)."""
+        self._closed = True
+        self._memory = []
         if self._file is not None:
             self._file.close()
             self._file = None
