@@ -503,7 +503,10 @@ class Cost:
 
 
 def cost(records: Iterable[Episode]) -> Cost:
-    return costs(records, lambda r: "all")[0]
+    total = _CostSum()
+    for r in records:
+        total.add(r)
+    return total.result()
 
 
 def costs(records: Iterable[Episode], key: Callable[[Episode], str]) -> tuple[Cost, dict[str, Cost]]:

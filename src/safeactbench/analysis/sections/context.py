@@ -41,8 +41,11 @@ class Context:
         self.case_scores = {label: case_scores(rs) for label, rs in self.original.items()}
         units = sorted({u for scores in self.case_scores.values() for u in scores})
         self.boot = Bootstrap(units, resamples, seed, level)
-        self.protocol_of = {r.case_id: r.protocol.value for rs in self.original.values() for r in rs}
-        self.domain_of = {r.case_id: r.domain for rs in self.original.values() for r in rs}
+        self.protocol_of: dict[str, str] = {}
+        self.domain_of: dict[str, str] = {}
+        for rs in self.original.values():  # one pass: a configuration's rows may be on disk
+            for r in rs:
+                self.protocol_of[r.case_id], self.domain_of[r.case_id] = r.protocol.value, r.domain
         self.domains = domain_order(self.domain_of.values())
         self.data: dict[str, Any] = {
             "configurations": self.labels,

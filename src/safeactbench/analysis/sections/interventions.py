@@ -94,6 +94,7 @@ def interventions_section(ctx: Context) -> Section | None:
                 bars[c.label].append((None, None, None))
                 continue
             rs = recs.where(condition_in(cond))
+            episodes = rs.count()
             p = probability[(c.label, cond)]
             red = reductions[(c.label, cond)].scaled(100.0) if cond != ORIGINAL else None
             queried = queried_before_action(rs, tools_by_case)
@@ -111,7 +112,7 @@ def interventions_section(ctx: Context) -> Section | None:
                 [
                     Cell(c.label),
                     Cell(cond),
-                    Cell(str(rs.count())),
+                    Cell(str(episodes)),
                     Cell(pct(p.estimate)),
                     Cell(ci_text(p)),
                     Cell(DASH if red is None else points(red.estimate)),
@@ -125,7 +126,7 @@ def interventions_section(ctx: Context) -> Section | None:
                 tuple(None if v is None else 100 * v for v in (p.estimate, p.low, p.high))  # type: ignore[arg-type]
             )
             data[c.label][cond] = {
-                "episodes": rs.count(),
+                "episodes": episodes,
                 "action_probability": iv_json(p),
                 "reduction_vs_original_points": None if red is None else iv_json(red),
                 "mean_info_calls": info,
