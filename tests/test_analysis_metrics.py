@@ -379,3 +379,19 @@ def test_the_headline_ecs_is_a_mean_of_case_means() -> None:
     assert row.ecs.n == 4 and row.ecs.value == pytest.approx((1 / 3 + 0 + 0 + 1) / 4)
     assert row.by_protocol["V1"].n == 1 and row.by_protocol["V1"].value == pytest.approx(1 / 3)
     assert row.ecs.value == pytest.approx(mean_interval(case_scores(records)).estimate)
+
+
+def test_end_reasons_count_every_run_of_a_configuration() -> None:
+    """Two runs of one configuration are two replicates: their episodes share (case, condition,
+    repetition) keys and are all counted, never de-duplicated across runs."""
+    from safeactbench.analysis.sections.end_reasons import end_counts
+
+    def run(name: str, records: list[EpisodeRecord]) -> Run:
+        return Run(path=Path(name), meta={"config": {"agent": "eager", "harness": "scripted"}}, records=records)
+
+    first = run("a1", [rec("x", agent="eager"), rec("y", agent="eager", status="missing", missing_reason="timeout: t")])
+    second = run("a2", [rec("x", agent="eager"), rec("y", agent="eager")])
+    [config] = group_configurations([first, second])
+    counts = end_counts(config.records)
+    assert counts["episodes"] == 4
+    assert counts["endings"]["submitted"] == 3 and counts["missing"] == {"timeout": 1}
