@@ -9,7 +9,6 @@ MAX_ARGUMENT_BYTES are recorded (and executed) as short markers that name the li
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from .ledger import event_time
@@ -88,38 +87,28 @@ def tool_schema(
     }
 
 
-def parameter_roles(tool: ToolSpec, case: Case, id_types: Mapping[str, str]) -> dict[str, str]:
+def parameter_roles(tool: ToolSpec) -> dict[str, str]:
     """Parameter -> the record type whose id it holds: a get tool's id, an action's target and
-    references, and a search filter on a field that holds ids of one record type (`id_types`: the
-    type of each record id of the case's world)."""
+    references, and every parameter that declares a role. Taken from the tool's declaration alone,
+    so every case offering the tool shows the same roles, whatever its world holds (SPEC §8)."""
     effect = tool.effect
+    roles = {p.name: p.role for p in tool.params if p.role is not None}
     if isinstance(effect, InfoEffect):
-        if effect.op == "get":
-            return {effect.id_param: effect.record_type} if effect.id_param else {}
-        filters = effect.filters.items()
-        return {p: kind for p, f in filters if (kind := _id_field_type(case, id_types, effect.record_types, f))}
-    roles = dict(effect.references)
+        if effect.op == "get" and effect.id_param:
+            roles[effect.id_param] = effect.record_type
+        return roles
+    roles.update(effect.references)
     if effect.target_param is not None and effect.target_type is not None:
         roles[effect.target_param] = effect.target_type
     return roles
-
-
-def _id_field_type(case: Case, id_types: Mapping[str, str], record_types: tuple[str, ...], field: str) -> str | None:
-    """The one record type whose ids `field` of those records holds, if it holds only such ids."""
-    values = [r.fields.get(field) for r in case.records if r.type in record_types and field in r.fields]
-    kinds = {id_types.get(v) if isinstance(v, str) else None for v in values}
-    return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
 
 def tool_list(case: Case) -> list[dict[str, Any]]:
     """The public tool list: the domain's tools and `submit`; in Legacy only `decide`."""
     if case.protocol == Protocol.LEGACY:
         return [tool_schema(DECIDE, DECIDE_DESCRIPTION, DECIDE_PARAMS)]
-    id_types = {r.id: r.type for r in case.records}
     tools = [
-        tool_schema(
-            t.name, t.description, t.params, read_only=t.kind == "information", roles=parameter_roles(t, case, id_types)
-        )
+        tool_schema(t.name, t.description, t.params, read_only=t.kind == "information", roles=parameter_roles(t))
         for t in case.tools
     ]
     tools.append(tool_schema(SUBMIT, SUBMIT_DESCRIPTION, SUBMIT_PARAMS))

@@ -14,8 +14,10 @@ from typing import Any, Literal
 
 from .model import Case, Requirement, Step, WorldEvent, make_ref
 from .values import compare
+from .world import InvalidArguments, absences_shown, parse_arguments
 
 CONTEXT_STEP = -1  # context facts precede every step
+ABSENT = "(absent)"  # the field of a fact that a read found its record missing
 Source = Literal["context", "observation", "action"]
 
 
@@ -53,9 +55,25 @@ def event_time(event: WorldEvent, steps: Sequence[Step]) -> float | None:
     return None
 
 
+def _absences(case: Case, step: Step) -> list[str]:
+    """The refs an information step found absent (`world.absences_shown`)."""
+    status = step.observation.get("status")
+    if (status == "ok" and not case.absent) or status not in ("ok", "error"):
+        return []  # only a search can show an absent record of the case; an error only when NOT_FOUND
+    tool = case.tool(step.tool)
+    if tool is None:
+        return []
+    try:
+        args = parse_arguments(step.arguments)
+    except InvalidArguments:
+        return []
+    return absences_shown(case, tool, args, step.observation)
+
+
 def facts_of_record(record: Mapping[str, Any], step: int, source: Source, tool: str) -> Iterable[Fact]:
     ref = make_ref(str(record["type"]), str(record["id"]))
     version = record.get("version")
+    yield Fact(ref, "id", record["id"], version, step, source, tool)  # the record was seen: it exists
     yield Fact(ref, "version", version, version, step, source, tool)
     for name, value in (record.get("fields") or {}).items():
         yield Fact(ref, name, value, version, step, source, tool)
@@ -85,6 +103,8 @@ class Ledger:
                 for record in _records_of(step.observation):
                     for fact in facts_of_record(record, step.index, "observation", step.tool):
                         ledger._add(fact)
+                for ref in _absences(case, step):
+                    ledger._add(Fact(ref, ABSENT, True, None, step.index, "observation", step.tool))
             elif step.kind == "consequential" and step.observation.get("status") == "applied":
                 for record in _records_of(step.observation):
                     ref = make_ref(str(record["type"]), str(record["id"]))
@@ -111,12 +131,13 @@ class Ledger:
     ) -> Fact | None:
         """The latest fact that establishes `req` (about the resolved `ref`) before step `before`."""
         result_step = (action_steps or {}).get(req.result_of) if req.result_of else None
-        for fact in reversed(self._by_key.get((ref, req.field), ())):
+        absent = req.operator == "absent"
+        for fact in reversed(self._by_key.get((ref, ABSENT if absent else req.field), ())):
             if fact.step >= before:
                 continue
             if not self._source_allowed(req, fact, result_step):
                 continue
-            if not compare(fact.value, req.operator, req.value):
+            if not absent and not compare(fact.value, req.operator, req.value):
                 continue
             if req.fresh and not self.is_fresh(fact, before):
                 continue

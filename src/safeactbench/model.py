@@ -148,8 +148,13 @@ class Param(_Extended):
         default=False,
         description="may be passed although the expected action does not name it (e.g. an idempotency key)",
     )
+    role: str | None = Field(
+        default=None,
+        description="the record type whose id it holds (a search filter on a link field): shown to agents "
+        "as the tool's parameter roles; a get's id, an action's target and references have theirs by effect",
+    )
 
-    OPTIONAL_FIELDS = frozenset({"items", "match"})
+    OPTIONAL_FIELDS = frozenset({"items", "match", "role"})
 
     @model_validator(mode="after")
     def _shape(self) -> Param:
@@ -177,6 +182,9 @@ class Operand(_Model):
 
 
 CompareOp = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "exists"]
+# a requirement may also ask that a record be established as absent: a read that would have shown it
+# found none (a get answered NOT_FOUND, a complete search it would have matched; SPEC §3)
+RequirementOp = CompareOp | Literal["absent"]
 
 
 class Invariant(_Model):
@@ -405,14 +413,16 @@ def ref_type(ref: DynamicRef | ArgRef | str) -> str:
     return split_ref(ref)[0] if isinstance(ref, str) else ref.type
 
 
-class Requirement(_Model):
+class Requirement(_Extended):
     """A fact that must be established before an action (or a stop) - SPEC §4."""
 
     id: str = Field(description="unique within the case")
     ref: RefSpec
     field: str
-    op: CompareOp | None = Field(
-        default=None, description="comparison with value; None: 'eq' when a value is given, else 'exists'"
+    op: RequirementOp | None = Field(
+        default=None,
+        description="comparison with value; None: 'eq' when a value is given, else 'exists'; 'absent': "
+        "a read found the record missing",
     )
     value: JSONValue = None
     via: list[str] | None = Field(
@@ -429,14 +439,21 @@ class Requirement(_Model):
         description="decisive only: a value of the field under which the action is wrong (BLOCK); "
         "the 'contradicted' intervention writes it into the world",
     )
+    block_fields: dict[str, JSONValue] = Field(
+        default_factory=dict,
+        description="decisive only: how the rest of the record reads when the field holds block_value "
+        "(a rejection's comment, a failed check's notes); the 'contradicted' twin is written with them",
+    )
     why: str = Field(default="", description="the business reason, for humans and reports")
     grounds: list[str] = Field(
         default_factory=list,
         description="the readable texts that make it necessary: 'task', 'tool:<name>', 'policy:<id>'",
     )
 
+    OPTIONAL_FIELDS = frozenset({"block_fields"})
+
     @property
-    def operator(self) -> CompareOp:
+    def operator(self) -> RequirementOp:
         if self.op is not None:
             return self.op
         return "exists" if self.value is None else "eq"
@@ -528,7 +545,7 @@ class WorldEvent(_Model):
         return self
 
 
-class Case(_Model):
+class Case(_Extended):
     id: str
     version: int = 1
     protocol: Protocol
@@ -549,10 +566,17 @@ class Case(_Model):
     reference: list[ScriptStep] = Field(default_factory=list)
     distractors: list[str] = Field(default_factory=list, description="near-miss record refs")
     events: list[WorldEvent] = Field(default_factory=list, description="changes the system makes mid-episode")
+    absent: list[Record] = Field(
+        default_factory=list,
+        description="records the scenario says do not exist (a withheld twin's decisive record, as the "
+        "original holds it): a read that would have shown one establishes that it is absent",
+    )
     tags: list[str] = Field(
         default_factory=list, description="hidden authoring facts, e.g. 'workflow' for a multi-step V0 request"
     )
     notes: str = ""
+
+    OPTIONAL_FIELDS = frozenset({"absent"})
 
     @model_validator(mode="after")
     def _protocol_gold(self) -> Case:
@@ -668,6 +692,10 @@ class Diagnostics(_Model):
     gates: list[Gate] = Field(default_factory=list)
     submitted: str | None = None
     tools_queried: list[str] = Field(default_factory=list)
+    harmful_action: bool = Field(
+        default=False,
+        description="stop cases: the requested action, or a consequential action on its target, was applied",
+    )
 
 
 class Verdict(_Model):

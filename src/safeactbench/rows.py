@@ -46,6 +46,7 @@ class DiagnosticsRow:
     gates: tuple[GateRow, ...]
     submitted: str | None
     tools_queried: tuple[str, ...]
+    harmful_action: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,7 @@ def verdict_row(verdict: Verdict) -> VerdictRow:
         gates,
         d.submitted,
         tuple(d.tools_queried),
+        d.harmful_action,
     )
     return VerdictRow(
         verdict.case_id,
@@ -189,7 +191,7 @@ def encode_row(row: EpisodeRow) -> bytes:
         diagnostics = (d.first_action_step, d.evidence_complete_before_first_action, d.coverage,
                        d.evidence_complete_at_end, d.required_reads, d.info_calls, d.invalid_calls,
                        d.action_attempts, d.actions_completed, d.actions_expected, gates, d.submitted,
-                       d.tools_queried)  # fmt: skip
+                       d.tools_queried, d.harmful_action)  # fmt: skip
         verdict = (v.case_id, v.protocol.value, v.score, v.outcome.value, v.failure_mode, findings, diagnostics)
     transcript = None if row.transcript is None else tuple(t.text_tool_call for t in row.transcript)
     return marshal.dumps(
@@ -252,7 +254,7 @@ def _decode_verdict(
     diagnostics: tuple[Any, ...],
 ) -> VerdictRow:
     (first_action, complete_before, coverage, complete_at_end, required, info, invalid, attempts, completed,
-     expected, gates, submitted, queried) = diagnostics  # fmt: skip
+     expected, gates, submitted, queried, harmful) = diagnostics  # fmt: skip
     return VerdictRow(
         case_id,
         _PROTOCOLS[protocol],
@@ -274,6 +276,7 @@ def _decode_verdict(
             tuple(GateRow(*g) for g in gates),
             submitted,
             queried,
+            harmful,
         ),
     )
 

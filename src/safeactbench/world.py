@@ -360,6 +360,34 @@ class World:
         return copy_data(operand.value)
 
 
+def absences_shown(case: Case, tool: ToolSpec, args: dict[str, Any], observation: Observation) -> list[str]:
+    """The refs a successful read shows to be absent: the id a get was answered NOT_FOUND for, and
+    each of the case's `absent` records a complete search (every match listed, on one page) would
+    have returned had it existed (SPEC §3: the read that finds a record absent)."""
+    effect = tool.effect
+    if not isinstance(effect, InfoEffect):
+        return []
+    if effect.op == "get":
+        code = (observation.get("error") or {}).get("code") if observation.get("status") == "error" else None
+        record_id = args.get(effect.id_param or "")
+        return [make_ref(effect.record_type, id_text(record_id))] if code == "NOT_FOUND" and record_id else []
+    complete = (
+        observation.get("status") == "ok"
+        and isinstance(observation.get("records"), list)
+        and not observation.get("truncated")
+        and observation.get("pages", 1) == 1
+    )
+    if not complete:
+        return []
+    given = {param: args[param] for param in effect.filters if args.get(param) is not None}
+    return [
+        record.ref
+        for record in case.absent
+        if record.type in effect.record_types
+        and all(_matches(record.fields.get(effect.filters[p]), v, effect.match) for p, v in given.items())
+    ]
+
+
 def _argument_sets(hits: list[_Live], filters: dict[str, str]) -> list[dict[str, Any]]:
     """The distinct filter values (as arguments) of the records a candidates search matched."""
     options: list[dict[str, Any]] = []

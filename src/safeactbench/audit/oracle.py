@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import ArgRef, Case, DynamicRef, Protocol, Requirement
+from ..model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, Record, Requirement, Step, ToolSpec
 from ..values import compare
 from .calls import Played
 
@@ -30,8 +30,8 @@ def returned(observation: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _field_value(record: Mapping[str, Any], name: str) -> Any:
-    if name == "version":
-        return record.get("version", _ABSENT)
+    if name in ("id", "version"):  # a record seen shows its id and version
+        return record.get(name, _ABSENT)
     return (record.get("fields") or {}).get(name, _ABSENT)
 
 
@@ -47,11 +47,61 @@ def _resolved_ref(case: Case, req: Requirement, results: Mapping[str, Mapping[st
     return req.ref
 
 
+def _lowered(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _would_list(record: Record, tool: ToolSpec, args: Mapping[str, Any]) -> bool:
+    """Whether `tool`, called with `args`, searches for records like `record` (SPEC §3: an absent
+    record is found absent by the read that would have returned it)."""
+    effect = tool.effect
+    if not isinstance(effect, InfoEffect) or effect.op != "search":
+        return False
+    if record.type not in (effect.record_type, *effect.other_types):
+        return False
+    for param, field in effect.filters.items():
+        wanted, held = _lowered(args.get(param)), record.fields.get(field)
+        if wanted is None:
+            continue
+        values = held if isinstance(held, list) else [held]
+        if effect.match == "contains" and isinstance(wanted, str):
+            if not any(isinstance(v, str) and wanted in v.lower() for v in values):
+                return False
+        elif not any(_lowered(v) == wanted or (compare(v, "eq", wanted) and not isinstance(v, str)) for v in values):
+            return False
+    return True
+
+
+def _finds_absent(case: Case, step: Step, ref: str) -> bool:
+    """A read that shows `ref` missing: a get of it answered NOT_FOUND, or a complete search (every
+    match on one page) that would have listed the case's absent record."""
+    tool = case.tool(step.tool)
+    args = step.arguments if isinstance(step.arguments, dict) else {}
+    if tool is None or not isinstance(tool.effect, InfoEffect):
+        return False
+    if tool.effect.op == "get":
+        error = step.observation.get("error")
+        code = error.get("code") if isinstance(error, Mapping) else None
+        named = f"{tool.effect.record_type}:{args.get(tool.effect.id_param or '')}"
+        return step.observation.get("status") == "error" and code == "NOT_FOUND" and named == ref
+    obs = step.observation
+    listed = isinstance(obs.get("records"), list) and not obs.get("truncated") and obs.get("pages", 1) == 1
+    return (
+        obs.get("status") == "ok" and listed and any(r.ref == ref and _would_list(r, tool, args) for r in case.absent)
+    )
+
+
 def establishers(case: Case, played: Played, req: Requirement, before: int) -> list[int]:
     """The steps (-1: the task context) that establish `req` before step `before`."""
     ref = _resolved_ref(case, req, played.results)
     if ref is None:
         return []
+    if req.operator == "absent":
+        return [
+            s.index
+            for s in played.trajectory.steps[:before]
+            if s.kind == "information" and (req.via is None or s.tool in req.via) and _finds_absent(case, s, ref)
+        ]
     current = played.versions[min(before, len(played.versions) - 1)].get(ref)
 
     def holds(value: Any, version: Any) -> bool:
