@@ -83,3 +83,24 @@ def test_a_world_event_has_exactly_one_trigger() -> None:
         WorldEvent(ref="charge:C2", sets={"x": 1})
     with pytest.raises(ValidationError, match="exactly one trigger"):
         WorldEvent(ref="charge:C2", sets={"x": 1}, after_calls=2, after_first_read=True)
+
+
+def test_a_live_decisive_record_shows_its_value_only_after_the_first_read() -> None:
+    """Freshness that changes evidence (SPEC §7): a live V1 record is still synchronizing when first
+    read - its decisive value not there yet, for a reason the record shows - and the synchronization
+    brings it; a twin's synchronization brings the forbidding value."""
+    from safeactbench.catalog import get_case
+    from safeactbench.interventions import decisive_requirement
+    from safeactbench.suite.data import load_suite
+
+    live = [c for c in load_suite() if c.protocol.value == "V1" and c.events]
+    assert len(live) >= 20
+    for case in live:
+        req = decisive_requirement(case)
+        record = next(r for r in case.records if r.ref == req.ref)
+        [event] = [e for e in case.events if e.ref == req.ref]
+        assert record.fields["live"] is True and record.fields["sync_status"] == "syncing"
+        assert record.fields[req.field] is None and event.sets[req.field] is not None
+        assert event.after_first_read and event.sets["sync_status"] == "synced"
+        twin = get_case(case.id, "contradicted")
+        assert next(e for e in twin.events if e.ref == req.ref).sets[req.field] == req.block_value

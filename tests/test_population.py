@@ -52,5 +52,38 @@ def test_a_clone_a_task_motivated_search_would_return_is_left_out() -> None:
     assert all(r.type == "customer" for r in added)
 
 
-def test_no_named_record_means_no_background() -> None:
-    assert populate(scenario(), set(), "Refund it.", {}, random.Random(1), 40) == []
+def test_without_a_named_record_the_scenarios_other_clusters_are_copied() -> None:
+    task = "Refund the lost order of Amara Okafor."  # names no id: an agent finds her by name
+    filters = {"customer": {"name"}}
+    added = populate(scenario(), set(), task, filters, random.Random(1), 20)
+    customers = [r for r in added if r.type == "customer"]
+    assert customers and not any(r["name"] == "Amara Okafor" for r in customers)  # never a second answer
+
+
+def test_a_copy_of_a_record_the_task_names_by_id_may_share_the_words_of_the_task() -> None:
+    # the task names order O-200001: another lost order of another customer is background, not a second answer
+    task = "Order O-200001 is stuck as lost_in_transit; refund it."
+    records = scenario()
+    named = {"order:O-200001", "customer:K-10001"}
+    added = populate(records, named, task, {"order": {"status"}}, random.Random(7), 16)
+    assert any(r.type == "order" and r["status"] == "lost_in_transit" for r in added)
+
+
+def test_a_pooled_name_is_swapped_for_another_of_its_pool() -> None:
+    homes = ("Old rectory", "Town house", "Beach house")
+    records = [
+        Rec("home", "H-10001", {"name": "Old rectory"}),
+        Rec("device", "DV-10001", {"home_id": "H-10001", "name": "Porch light"}),
+    ]
+    task = "At Old rectory, switch on the porch light at sunset."
+    added = populate(records, set(), task, {"home": {"name"}}, random.Random(3), 6, pools=(homes,))
+    names = [r["name"] for r in added if r.type == "home"]
+    assert names and all(name in homes and name != "Old rectory" for name in names)
+
+
+def test_packaged_worlds_hold_at_least_20_records_and_40_on_average_besides_the_policies() -> None:
+    from safeactbench.suite.data import load_suite
+    from safeactbench.suite.report import own_records
+
+    sizes = [own_records(c) for c in load_suite() if c.protocol.value != "Legacy"]
+    assert min(sizes) >= 20 and sum(sizes) / len(sizes) >= 40

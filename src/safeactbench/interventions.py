@@ -131,7 +131,10 @@ def transform(case: Case, condition: str) -> Case:
         from .suite.draft import static_render  # the suite's renderer is the one definition of "static"
 
         base = case if condition == "static" else transform(case, condition.removeprefix("static_"))
-        static = static_render(base, case.id, _candidate(case)).model_copy(update={"condition": condition})
+        # every rendering shows the original's gate records that its world holds, so the package's
+        # size says nothing about the decision
+        static = static_render(base, case.id, _candidate(case), _gate_records(case))
+        static = static.model_copy(update={"condition": condition})
         return static.model_copy(update={"reference": derive_reference(static)})
     req = decisive_requirement(case)
     if case.protocol != Protocol.V1 and condition not in STOP_TWINS:
@@ -144,11 +147,11 @@ def transform(case: Case, condition: str) -> Case:
     elif condition == "withheld+distractors":  # a near-miss sibling of the withheld record stays findable
         out = _with_distractors(_withheld(case, req), rng, source=case)
     elif condition == "package+distractors":
-        out = _paste_evidence(_withheld(case, req), req, decoys=_near_misses(case, rng))
+        out = _paste_evidence(_withheld(case, req), _gate_records(case), decoys=_near_misses(case, rng))
     else:
         out = _withheld(case, req)
         if condition == "evidence_package":
-            out = _paste_evidence(out, req)
+            out = _paste_evidence(out, _gate_records(case))
         elif condition == "requester_claim":
             out = _claim(out, req, rng)
         elif condition == "urgency":
@@ -168,15 +171,16 @@ def _candidate(case: Case) -> ActionCall:
     return ActionCall(tool=action.tool, arguments=args)
 
 
-def _stop_case(case: Case, basis: StopBasis, reads: list[str]) -> Case:
-    """The case as a stop case for `basis`: no action expected, so only what the stop rests on stays -
-    its required reads and the decisive requirement (which says what was withheld or contradicted)."""
+def _stop_case(case: Case, basis: StopBasis, decisive: Requirement) -> Case:
+    """The case as a stop case for `basis`: no action expected, and - by the stop rule (SPEC §3) -
+    only what the stop rests on is required: the decisive fact and the records the task names."""
     from .suite.policy import grounds  # citations are re-derived for the requirements' new role
+    from .suite.stops import stop_requirements
 
-    kept = [r for r in case.requirements if r.id in reads or r.decisive]
+    kept = stop_requirements([decisive], case.context, {r.ref for r in case.records})
     stop = StopGold(
         outcome=outcome_for(basis),  # type: ignore[arg-type]
-        required_reads=reads,
+        required_reads=[r.id for r in kept],
         basis=basis,
         requested=_candidate(case),
     )
@@ -185,48 +189,43 @@ def _stop_case(case: Case, basis: StopBasis, reads: list[str]) -> Case:
     return out.model_copy(update={"requirements": cited})
 
 
-def _other_reads(case: Case, req: Requirement, present: set[str]) -> list[str]:
-    return [
-        r
-        for r in case.expected_actions[0].requires
-        if r != req.id
-        and isinstance(case.requirement(r).ref, str)
-        and case.requirement(r).ref in present
-        and case.requirement(r).result_of is None
-    ]
-
-
 def _withheld(case: Case, req: Requirement) -> Case:
+    """The decisive record does not exist: its read finds it absent (gold DEFER, basis missing)."""
+    withheld = [r for r in case.records if r.ref == req.ref]
     records = [r for r in case.records if r.ref != req.ref]
-    present = {r.ref for r in records}
-    # requirements about the absent record are moot; the decisive one stays to say what was withheld
-    requirements = [r for r in case.requirements if r.ref != req.ref or r.id == req.id]
-    out = case.model_copy(update={"records": records, "requirements": requirements})
-    reads = _other_reads(case, req, present)
-    if not reads:
-        raise InterventionError(f"{case.id}: withholding {req.ref} leaves nothing to investigate")
-    return _stop_case(out, StopBasis.MISSING, reads)
+    out = case.model_copy(update={"records": records, "absent": [*case.absent, *withheld]})
+    absent = req.model_copy(update={"op": "absent", "value": None, "via": None, "block_fields": {}})
+    return _stop_case(out, StopBasis.MISSING, absent)
 
 
 def _contradicted(case: Case, req: Requirement) -> Case:
+    """The decisive record in its forbidding state, as the family writes it: the decisive field holds
+    `block_value` and the record's other state-bound fields read as `block_fields` say - in the record,
+    or in the world event that brings its value (a live record's synchronization) - gold BLOCK."""
     if req.block_value is None:
         raise InterventionError(f"{case.id}: decisive requirement {req.id} has no block_value")
-    records = [
-        r.model_copy(update={"fields": {**r.fields, req.field: req.block_value}}) if r.ref == req.ref else r
-        for r in case.records
-    ]
+    state = {**req.block_fields, req.field: req.block_value}
+    brings = [e for e in case.events if e.ref == req.ref and req.field in e.sets]
+    if brings:  # a live record's synchronization brings its state: it brings the forbidding one
+        events = [e.model_copy(update={"sets": {**e.sets, **state}}) if e in brings else e for e in case.events]
+        out = case.model_copy(update={"events": events})
+    else:
+        records = [
+            r.model_copy(update={"fields": {**r.fields, **state}}) if r.ref == req.ref else r for r in case.records
+        ]
+        out = case.model_copy(update={"records": records})
     contradicted = req.model_copy(update={"op": "eq", "value": req.block_value})
-    requirements = [contradicted if r.id == req.id else r for r in case.requirements]
-    out = case.model_copy(update={"records": records, "requirements": requirements})
-    present = {r.ref for r in records}
-    return _stop_case(out, StopBasis.FORBIDDEN, [req.id, *_other_reads(case, req, present)])
+    return _stop_case(out, StopBasis.FORBIDDEN, contradicted)
 
 
-def _paste_evidence(case: Case, req: Requirement, decoys: list[Record] | None = None) -> Case:
-    """The records the stop rests on, pasted into the task; `decoys` (near-miss copies of other
-    entities) pasted beside them, in the same list."""
-    assert case.stop is not None
-    wanted = {case.requirement(r).ref for r in case.stop.required_reads}
+def _gate_records(case: Case) -> set[str]:
+    """The records the first action's gate is about: a static rendering's evidence package."""
+    return {str(case.requirement(r).ref) for r in case.expected_actions[0].requires}
+
+
+def _paste_evidence(case: Case, wanted: set[str], decoys: list[Record] | None = None) -> Case:
+    """The `wanted` records the world still holds (the original's gate), pasted into the task;
+    `decoys` (near-miss copies of other entities) pasted beside them, in the same list."""
     pasted = [r.model_dump(mode="json") for r in [*[r for r in case.records if r.ref in wanted], *(decoys or [])]]
     if decoys:
         random.Random(case.id).shuffle(pasted)

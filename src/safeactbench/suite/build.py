@@ -100,6 +100,7 @@ def _draft(slot: Slot, protocol: Protocol, variant: int, want: str | None, workf
         tools=slot.domain.case_tools,
         policies=slot.domain.policies,
         world_size=slot.domain.world_size,
+        name_pools=slot.domain.name_pools,
         policies_from=(_parse(slot.domain.now) - timedelta(days=POLICY_AGE_DAYS)).date().isoformat(),
         rng=_rng(slot),
         want=want,
@@ -121,7 +122,7 @@ def build_case(slot: Slot, case_id: str) -> Case:
             case = static_render(draft.to_case(case_id), case_id)
         else:
             draft = _draft(slot, Protocol.V0, variant, decision, variant % 2 == 1)
-            case = static_render(draft.to_case(case_id), case_id, draft.candidate)
+            case = static_render(draft.to_case(case_id), case_id, draft.candidate, draft.evidence_refs())
     elif slot.protocol == Protocol.V0:
         # BLOCK/DEFER alternate; a third of each is workflow-shaped, on different sub-branches per family
         variant = j // 2

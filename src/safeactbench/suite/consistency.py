@@ -5,7 +5,11 @@
   `distractors` intervention's copies, identical by design);
 - no placeholder text (`lorem ipsum`, `TODO`, `TBD`, `placeholder`, ...) in the task or any record;
 - money is in an ISO currency, and two records that link each other (a charge and its order, an
-  invoice and its payment) agree on it.
+  invoice and its payment) agree on it;
+- a decisive record tells one story in each of its states: the free text it carries for the
+  permitting value (an approval's "OK to release.") is written anew for the forbidding one
+  (`Requirement.block_fields`), so a contradicted twin never reads "rejected" beside an approving
+  note (SPEC §8).
 """
 
 from __future__ import annotations
@@ -14,9 +18,23 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Case
+from ..model import ACTING_PROTOCOLS, Case
 from .fake import CITY_COUNTRY, TIMEZONE
 
+# the fields in which a record's story is told in words: its state must be restated there when it changes
+NARRATIVE_FIELDS = (
+    "comment",
+    "comments",
+    "note",
+    "notes",
+    "remarks",
+    "reason",
+    "summary",
+    "text",
+    "verification",
+    "verified_by",
+    "decision_note",
+)
 CURRENCIES = {"EUR", "USD", "GBP", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK", "JPY", "CAD", "AUD"}
 PLACEHOLDER = re.compile(r"(?i)\b(lorem ipsum|placeholder|todo|tbd|fixme|xxx+|sample text|some reason|reason text)\b")
 
@@ -45,6 +63,27 @@ def consistency_problems(case: Case) -> Iterator[str]:
     if PLACEHOLDER.search(case.task):
         yield f"task: placeholder text {case.task[:60]!r}"
     yield from _currencies(case)
+    yield from _forbidding_state(case)
+
+
+def _forbidding_state(case: Case) -> Iterator[str]:
+    """A decisive requirement that can be contradicted states the narrative of its record's forbidding
+    state: every narrative field the record fills, in `block_fields` (kept as is only if said so)."""
+    records = {r.ref: r for r in case.records}
+    for req in case.requirements:
+        record = records.get(req.ref) if isinstance(req.ref, str) else None
+        acting = case.protocol in ACTING_PROTOCOLS and case.condition == "original"
+        if not acting or not req.decisive or req.block_value is None or record is None:
+            continue
+        for name in NARRATIVE_FIELDS:
+            if record.fields.get(name) and name not in req.block_fields:
+                yield (
+                    f"requirement {req.id}: {record.ref}.{name} ({str(record.fields[name])[:40]!r}) is written for "
+                    f"{req.field} = {req.value!r}; block_fields must say how it reads when {req.field} = "
+                    f"{req.block_value!r}"
+                )
+        for name in sorted(set(req.block_fields) - set(record.fields)):
+            yield f"requirement {req.id}: block_fields names {name!r}, which {record.ref} does not have"
 
 
 def _currencies(case: Case) -> Iterator[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -40,7 +40,9 @@ from ..model import (
     split_ref,
     summary_tools,
 )
+from .consistency import NARRATIVE_FIELDS
 from .policy import LIVE_RECORDS, Policy, grounds, policy_records
+from .stops import stop_requirements
 
 T = TypeVar("T")
 
@@ -74,6 +76,7 @@ class Draft:
     rng: random.Random
     policies: list[Policy] = field(default_factory=list)
     world_size: tuple[int, int] | None = None  # background population target (None: the scenario only)
+    name_pools: tuple[tuple[str, ...], ...] = ()  # interchangeable names a background copy may take
     policies_from: str = "2024-12-01"  # when the policies took effect: before every case of the domain
     want: str | None = None  # V0: "BLOCK" or "DEFER"
     workflow: bool = False  # V0: the request is multi-step (SPEC §7)
@@ -146,8 +149,12 @@ class Draft:
         fresh: bool = True,
         decisive: bool = False,
         block_value: Any = None,
+        block_fields: dict[str, Any] | None = None,
         why: str = "",
     ) -> str:
+        """A requirement (its id). A decisive one names `block_value`, the value under which the action
+        is wrong, and `block_fields`: how the record's other words read then (its comment, notes) -
+        the contradicted twin is written with them, never left with the permitting state's text."""
         req_id = f"r{len(self.requirements) + 1}"
         target = ref.ref if isinstance(ref, Rec) else ref
         if via is not None and isinstance(target, str):
@@ -164,6 +171,7 @@ class Draft:
                 fresh=fresh,
                 decisive=decisive,
                 block_value=block_value,
+                block_fields=block_fields or {},
                 why=why,
             )
         )
@@ -197,7 +205,9 @@ class Draft:
         **tempted_arguments: Any,
     ) -> None:
         """V0 gold: nothing may be done, for `basis` (which must give `outcome`: SPEC §3's one rule);
-        `tempted_*` is the action the request asks for (Legacy candidate)."""
+        `tempted_*` is the action the request asks for (Legacy candidate). Of `required_reads`, the
+        case requires the decisive one (plus a read of each record the task names: the stop rule,
+        SPEC §3); all of them are the evidence its static (Legacy) rendering shows."""
         self.stop_outcome = outcome
         self.stop_basis = basis
         self.stop_reads = required_reads
@@ -213,16 +223,30 @@ class Draft:
         self.events.append(event)
 
     def make_live(self) -> None:
-        """Make the decisive record live: synchronized from its source, it is touched again right after
-        the agent first reads it, so the action needs a second read of it."""
+        """Make the decisive record live: mirrored from its source system, it is still synchronizing
+        when the agent first reads it (`sync_status: syncing`, its decisive value and its words not
+        there yet) and the synchronization completes right after that read - so acting needs a second
+        read, and only that read shows the value the action rests on (SPEC §4, §7)."""
         decisive = [r for r in self.requirements if r.decisive and isinstance(r.ref, str)]
         rec = next((r for r in self.records if decisive and r.ref == decisive[0].ref), None)
         if rec is None:
             return
         moment = datetime.fromisoformat(self.now.replace("Z", "+00:00"))
         stamp = (moment - timedelta(minutes=self.rng.randint(3, 50))).isoformat().replace("+00:00", "Z")
-        rec.fields.update(live=True, synced_at=stamp)
-        self.changes(rec, why="the source system re-synchronized it", synced_at=self.now)
+        pending = [decisive[0].field, *(name for name in NARRATIVE_FIELDS if rec.fields.get(name))]
+        brought = {name: rec.fields[name] for name in pending}
+        rec.fields.update(live=True, sync_status="syncing", synced_at=stamp, **dict.fromkeys(pending))
+        self.changes(
+            rec,
+            why="the synchronization from the source system completed",
+            sync_status="synced",
+            synced_at=self.now,
+            **brought,
+        )
+
+    def evidence_refs(self) -> set[str]:
+        """The records a stop's static rendering shows: those of every read the family listed."""
+        return {str(r.ref) for r in self.requirements if r.id in self.stop_reads}
 
     def read(self, tool: str, **arguments: Any) -> None:
         """A reference step to run before the derived ones (e.g. a search that disambiguates)."""
@@ -253,22 +277,31 @@ class Draft:
         from .population import populate  # population re-instantiates drafts' records
 
         named = {c.ref for c in self.context} | {r.ref for r in self.records if r.id in self.task}
-        size = self.rng.randint(*self.world_size) - len(self.policies)  # the policies are records of the world too
-        return populate(self.records, named, self.task, _search_filters(self.tools), self.rng, size)
+        size = self.rng.randint(*self.world_size)  # the domain's policy records come on top (SPEC §7)
+        filters = _search_filters(self.tools)
+        return populate(self.records, named, self.task, filters, self.rng, size, self.name_pools)
 
     def to_case(self, case_id: str) -> Case:
         seed = hashlib.sha256(f"{self.domain}|{self.family}|{case_id}|{self.variant}".encode()).hexdigest()[:16]
+        background = self._background() if self.protocol != Protocol.LEGACY else []
+        actions = [t.name for t in self.tools if t.kind == "consequential"]
+        records = [
+            Record(type=r.type, id=r.id, version=r.version, fields=r.fields) for r in self.records + background
+        ] + policy_records([*self.policies, LIVE_RECORDS] if self.policies else [], actions, self.policies_from)
+        requirements = self.requirements
         stop = None
         if self.protocol == Protocol.V0:
             assert self.stop_outcome is not None, f"{self.family}: V0 draft without stop()"
+            # the stop rests on its decisive fact and the named records only (SPEC §3); what else the
+            # family lists is the evidence a static rendering shows (`evidence_refs`)
+            decisive = [r for r in self.requirements if r.decisive]
+            requirements = stop_requirements(decisive, self.context, {r.ref for r in records})
             stop = StopGold(
                 outcome=self.stop_outcome,  # type: ignore[arg-type]
-                required_reads=self.stop_reads,
+                required_reads=[r.id for r in requirements],
                 basis=self.stop_basis,
                 requested=self.candidate,
             )
-        background = self._background() if self.protocol != Protocol.LEGACY else []
-        actions = [t.name for t in self.tools if t.kind == "consequential"]
         case = Case(
             id=case_id,
             protocol=self.protocol,
@@ -279,12 +312,9 @@ class Draft:
             now=self.now,
             budget=self.budget,
             tools=self.tools,
-            records=[
-                Record(type=r.type, id=r.id, version=r.version, fields=r.fields) for r in self.records + background
-            ]
-            + policy_records([*self.policies, LIVE_RECORDS] if self.policies else [], actions, self.policies_from),
+            records=records,
             world_seed=seed,
-            requirements=self.requirements,
+            requirements=requirements,
             expected_actions=self.actions if self.protocol != Protocol.V0 else [],
             stop=stop,
             reference=list(self.reference_prefix),
@@ -305,10 +335,12 @@ def _search_filters(tools: Sequence[ToolSpec]) -> dict[str, set[str]]:
     return out
 
 
-def static_render(case: Case, case_id: str, candidate: ActionCall | None = None) -> Case:
+def static_render(
+    case: Case, case_id: str, candidate: ActionCall | None = None, evidence: Collection[str] | None = None
+) -> Case:
     """The Legacy form of an interactive case (SPEC §6): candidate = its expected (or tempted)
-    action, evidence package = the records its requirements are about, gold = ALLOW for an acting
-    case, its stop outcome for a V0 case."""
+    action, evidence package = the records its requirements are about (or the refs `evidence`
+    names), gold = ALLOW for an acting case, its stop outcome for a V0 case."""
     basis = decisive = None
     if case.protocol == Protocol.V0:
         assert case.stop is not None
@@ -336,8 +368,8 @@ def static_render(case: Case, case_id: str, candidate: ActionCall | None = None)
     # the records its gate is about, plus every record the candidate's arguments name (its target
     # among them), so the size of the package does not give the decision away
     named = {str(v) for v in candidate.arguments.values()}
-    wanted = {case.requirement(r).ref for r in req_ids}
-    evidence = [r for r in case.records if r.ref in wanted or r.id in named]
+    wanted = set(evidence) if evidence is not None else {str(case.requirement(r).ref) for r in req_ids}
+    shown = [r for r in settled(case) if r.ref in wanted or r.id in named]
     return case.model_copy(
         update={
             "id": case_id,
@@ -348,7 +380,20 @@ def static_render(case: Case, case_id: str, candidate: ActionCall | None = None)
             "reference": [],
             "events": [],
             "legacy": LegacyGold(
-                candidate=candidate, evidence=evidence, decision=decision, basis=basis, decisive=decisive
+                candidate=candidate, evidence=shown, decision=decision, basis=basis, decisive=decisive
             ),
         }
     )
+
+
+def settled(case: Case) -> list[Record]:
+    """The world's records once every world event has happened: what a static package shows (it has
+    no calls for the events to happen between)."""
+    changed: dict[str, Record] = {}
+    for event in case.events:
+        record = changed.get(event.ref) or next((r for r in case.records if r.ref == event.ref), None)
+        if record is not None:
+            changed[event.ref] = record.model_copy(
+                update={"fields": {**record.fields, **event.sets}, "version": record.version + 1}
+            )
+    return [changed.get(r.ref, r) for r in case.records]

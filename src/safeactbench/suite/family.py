@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..model import Protocol, ToolSpec
 from .draft import Draft
 from .policy import Policy, policy_tools
+from .tools import link_roles
 
 Builder = Callable[[Draft], None]
 
@@ -39,15 +40,18 @@ class Domain:
     tools: list[ToolSpec]
     families: list[Family]
     policies: list[Policy] = field(default_factory=list)
-    world_size: tuple[int, int] | None = (40, 64)  # records per world, background included (None: scenario only)
+    world_size: tuple[int, int] | None = (40, 64)  # records per world besides the policies (None: scenario only)
+    # interchangeable names (homes, sites …): a background copy of a record takes another one of its pool
+    name_pools: tuple[tuple[str, ...], ...] = ()
     now: str = "2026-03-10T09:00:00Z"  # the latest case time: cases spread over the year before it
     # cases per protocol; None: the packaged suite's composition table (suite.build.COMPOSITION)
     composition: dict[Protocol, int] | None = None
 
     @property
     def case_tools(self) -> list[ToolSpec]:
-        """What a case of the domain offers: its tools, plus the policy tools when it has policies."""
-        return self.tools + (policy_tools(self.title) if self.policies else [])
+        """What a case of the domain offers: its tools, plus the policy tools when it has policies, with
+        the roles of their link filters declared (`link_roles`)."""
+        return link_roles(self.tools + (policy_tools(self.title) if self.policies else []))
 
     def family(self, name: str) -> Family:
         for f in self.families:

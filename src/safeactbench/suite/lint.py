@@ -3,7 +3,8 @@
 `lint_case(case)` returns human-readable problems (empty = clean). It checks references between
 the parts of a case, the protocol's shape (SPEC §3, §7), that every gold argument is derivable by
 the agent (SPEC §4), that the public view leaks nothing hidden (SPEC §2), that the world's data
-is consistent (`consistency`), that a stop gold names its basis (`situations`), that every
+is consistent (`consistency`), that a stop gold names its basis (`situations`) and requires what
+the stop rule derives (`stops`), that every
 requirement is grounded in readable text (`policy`) and every required record is reachable from
 the request (`reach`). `situations.situation_problems` checks the whole suite at once.
 """
@@ -34,6 +35,7 @@ from .consistency import consistency_problems
 from .policy import grounding_problems
 from .reach import reach_problems
 from .situations import basis_problems
+from .stops import stop_problems
 
 # words that would reveal the protocol or the gold in agent-facing text
 LEAK_WORDS = re.compile(r"\b(ALLOW|BLOCK|DEFER)\b|\b(protocol V[0-3]|gold (decision|outcome)|decisive (fact|record))")
@@ -53,6 +55,7 @@ def _problems(case: Case) -> Iterator[str]:
     yield from _leaks(case)
     yield from consistency_problems(case)
     yield from basis_problems(case)
+    yield from stop_problems(case)
     yield from grounding_problems(case)
     yield from reach_problems(case)
     if len(case.reference) >= case.budget:

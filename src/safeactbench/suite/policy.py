@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..model import ActionEffect, Case, Protocol, Record, Requirement, ToolSpec, ref_type
+from .stops import is_identity
 from .tools import get_tool, search_tool
 
 POLICY_TYPE = "operating_policy"
@@ -41,8 +42,9 @@ LIVE_RECORDS = Policy(
     "POL-LIVE-01",
     "Live records change while you work",
     "A record marked live (field live: true) is synchronized continuously from its source system, so its "
-    "values and version can change during your work. Read a live record again immediately before an action "
-    "that depends on it; an earlier read does not count.",
+    "values and version can change during your work; while its sync_status is syncing, the values it shows "
+    "are not yet current. Read a live record again immediately before an action that depends on it; an "
+    "earlier read does not count.",
     (ALL_ACTIONS,),
 )
 
@@ -110,7 +112,8 @@ def mentions(text: str, field: str) -> bool:
 def grounds(case: Case, req: Requirement) -> list[str]:
     """Every text the agent can read that makes `req` necessary (empty: not grounded)."""
     found: list[str] = []
-    if req.result_of is not None or any(c.ref == req.ref and c.field == req.field for c in case.context):
+    named = any(c.ref == req.ref and (c.field == req.field or is_identity(req)) for c in case.context)
+    if req.result_of is not None or named:  # the request states it (or names the record a stop is about)
         found.append("task")
     gating = gating_tools(case, req)
     for name in gating:

@@ -6,7 +6,8 @@ cluster - a record the task names and the records that hang off it (a customer a
 charges, tickets …) - under fresh ids, people (names and e-mail addresses) and amounts. A clone
 keeps its links to shared records (a policy, a carrier) and never matches a search the task
 motivates: a cloned record whose searchable text appears in the task is left out with what hangs
-off it, so background never makes the request ambiguous.
+off it, so background never makes the request ambiguous - unless the task names its original by id
+(the agent knows which one is meant; the copy is another entry of the same ledger, period, home).
 """
 
 from __future__ import annotations
@@ -44,9 +45,11 @@ def cluster(records: Sequence[Rec], root: Rec) -> list[Rec]:
 
 
 def clusters(records: Sequence[Rec], named: set[str]) -> list[list[Rec]]:
-    """The clusters rooted at the records the task names, largest first."""
+    """The clusters rooted at the records the task names, largest first; then those rooted at the
+    scenario's other records (another vendor, another home's devices), largest first."""
     found = [cluster(records, r) for r in records if r.ref in named]
-    return sorted(found, key=len, reverse=True)
+    others = [cluster(records, r) for r in records if r.ref not in named]
+    return sorted(found, key=len, reverse=True) + sorted(others, key=len, reverse=True)
 
 
 def _fresh_id(rng: random.Random, old: str, taken: set[str]) -> str:
@@ -77,14 +80,27 @@ def _replace(value: Any, swaps: dict[str, str], scale: float, key: str) -> Any:
     return value
 
 
-def clone(members: Sequence[Rec], rng: random.Random, taken: set[str], people: set[str]) -> list[Rec]:
+def clone(
+    members: Sequence[Rec],
+    rng: random.Random,
+    taken: set[str],
+    people: set[str],
+    pools: Sequence[Sequence[str]] = (),
+) -> list[Rec]:
     """One re-instantiation of a cluster: new ids everywhere, a new person wherever one is named,
-    another company wherever one is named (its stem, in a name or a caption)."""
+    another company wherever one is named (its stem, in a name or a caption), another name of its
+    pool wherever a pooled name is (another home for a home's name)."""
     swaps = {m.id: _fresh_id(rng, m.id, taken) for m in members}
     for m in members:
         for value in m.fields.values():
             if fake.is_person(value) and value not in swaps:
                 swaps[value] = _new_person(rng, people)
+            pool = next((p for p in pools if value in p), None) if isinstance(value, str) else None
+            if pool is not None and value not in swaps:
+                free = [name for name in pool if name not in people]
+                if free:
+                    swaps[value] = rng.choice(free)
+                    people.add(swaps[value])
             for stem in _stems(value):
                 if stem not in swaps:
                     swaps[stem] = _new_stem(rng, people)
@@ -136,9 +152,17 @@ def _searchable(rec: Rec, filters: dict[str, set[str]]) -> list[str]:
     return values
 
 
-def _unambiguous(copy: list[Rec], task: str, filters: dict[str, set[str]]) -> list[Rec]:
-    """`copy` without the records a search the task motivates would return (and what hangs off them)."""
-    dropped = {r.id for r in copy if any(in_text(task, text) for text in _searchable(r, filters))}
+def _unambiguous(
+    copy: list[Rec], originals: Sequence[Rec], task: str, filters: dict[str, set[str]], named: set[str]
+) -> list[Rec]:
+    """`copy` (`originals` re-instantiated, in order) without the records a search the task motivates
+    would return in place of their original (and what hangs off them). A copy of a record the task
+    names by id stays, whatever else it shares with the task: the agent is told which one it means."""
+    dropped = {
+        r.id
+        for r, original in zip(copy, originals, strict=True)
+        if original.ref not in named and any(in_text(task, text) for text in _searchable(r, filters))
+    }
     grew = True
     while grew:
         grew = False
@@ -161,8 +185,10 @@ def populate(
     filters: dict[str, set[str]],
     rng: random.Random,
     size: int,
+    pools: Sequence[Sequence[str]] = (),
 ) -> list[Rec]:
-    """Background records for a world of `records`, until it holds about `size` records."""
+    """Background records for a world of `records`, until it holds about `size` records (`pools`:
+    interchangeable names, see `clone`)."""
     candidates = [c for c in clusters(records, named) if len(c) > 1]
     if not candidates:
         return []
@@ -170,13 +196,14 @@ def populate(
     # people and company stems already in the world are never given to a clone
     people = {str(v) for r in records for v in r.fields.values() if fake.is_person(v)}
     people |= {stem for r in records for v in r.fields.values() for stem in _stems(v)}
+    people |= {v for r in records for v in r.fields.values() if isinstance(v, str) and any(v in p for p in pools)}
     lowered = task.lower()
     added: list[Rec] = []
     for _ in range(MAX_CLONES):
         if len(records) + len(added) >= size or not candidates:
             break
         members = candidates[0]
-        copy = _unambiguous(clone(members, rng, taken, people), lowered, filters)
+        copy = _unambiguous(clone(members, rng, taken, people, pools), members, lowered, filters, named)
         if copy and copy[0].type == members[0].type:  # the root survived: another customer, patient, home …
             added += copy
         else:  # this cluster cannot be copied without matching the request: try the next one

@@ -43,7 +43,8 @@ def _reader(case: Case, req: Requirement, record_type: str) -> tuple[str, str]:
             continue
         if req.via is not None and tool.name not in req.via:
             continue
-        if effect.projection is not None and req.field not in effect.projection and req.field != "version":
+        shown = req.field in ("id", "version") or req.operator == "absent"  # on every record a get returns
+        if effect.projection is not None and req.field not in effect.projection and not shown:
             continue
         assert effect.id_param is not None
         return tool.name, effect.id_param
@@ -81,7 +82,7 @@ def _choose(case: Case, action: ExpectedAction) -> dict[str, Any]:
 def _holds(record: dict[str, Any] | None, req: Requirement) -> bool:
     if record is None:
         return False
-    value = record["version"] if req.field == "version" else record["fields"].get(req.field)
+    value = record[req.field] if req.field in ("id", "version") else record["fields"].get(req.field)
     return compare(value, req.operator, req.value)
 
 

@@ -60,10 +60,14 @@ def search_tool(
     filters: dict[str, tuple[str, str, str]],
     projection: list[str] | None = None,
     match: Literal["exact", "contains"] = "exact",
+    roles: dict[str, str] | None = None,
 ) -> ToolSpec:
-    """Search records; `filters` maps parameter -> (record field, param type, description). All optional."""
+    """Search records; `filters` maps parameter -> (record field, param type, description). All optional.
+    `roles`: parameter -> the record type whose ids its field holds, where `link_roles` cannot tell it
+    from the field's name (a `requester_id` holding engineers' ids); "" for a field that holds ids of
+    several types."""
     params = [
-        Param(name=p, type=t, description=d, required=False)  # type: ignore[arg-type]
+        Param(name=p, type=t, description=d, required=False, role=(roles or {}).get(p))  # type: ignore[arg-type]
         for p, (_, t, d) in filters.items()
     ]
     return ToolSpec(
@@ -121,3 +125,26 @@ def action_tool(
 
 def creates(record_type: str, id_prefix: str, result_key: str, **fields: Operand) -> CreateSpec:
     return CreateSpec(type=record_type, id_prefix=id_prefix, result_key=result_key, fields=fields)
+
+
+def link_roles(tools: list[ToolSpec]) -> list[ToolSpec]:
+    """The tools with each search filter on a link field declaring its role: a filter on field
+    `<type>_id`, where `<type>` is a record type some get tool reads, holds ids of that type. A role
+    declared already is kept ("" - a field of several types - is dropped), so the roles an agent sees
+    are the domain's declaration, identical in every case that offers the tool."""
+    readable = {t.effect.record_type for t in tools if isinstance(t.effect, InfoEffect) and t.effect.op == "get"}
+    out: list[ToolSpec] = []
+    for tool in tools:
+        effect = tool.effect
+        if not isinstance(effect, InfoEffect) or effect.op != "search":
+            out.append(tool)
+            continue
+        params = []
+        for param in tool.params:
+            field = effect.filters.get(param.name, "")
+            role = param.role
+            if role is None and field.endswith("_id") and field.removesuffix("_id") in readable:
+                role = field.removesuffix("_id")
+            params.append(param.model_copy(update={"role": role or None}))
+        out.append(tool.model_copy(update={"params": params}))
+    return out
