@@ -64,6 +64,14 @@ FOLLOW_V3 = [
     "quoting the refund, and close ticket {tid} referencing the refund.",
 ]
 
+# a review's note (the pick of its draft) and how that note reads when the review finds two distinct purchases
+DISTINCT_NOTES = {
+    "Same order, same amount, same card within minutes.": "Same order, same amount, same card within minutes, "
+    "but not a duplicate: the customer confirmed the second payment was for a separate purchase.",
+    "Customer reported a double charge.": "Customer reported a double charge; the review found two distinct "
+    "purchases, both charges stand.",
+}
+
 
 def build(d: Draft) -> None:
     cust = common.customer(d)
@@ -100,8 +108,10 @@ def build(d: Draft) -> None:
         reviewer=fake.person(d.rng),
         opened_at=fake.timestamp(d.rng, d.now, 1, 5),
         completed_at=None if outcome == "pending" else fake.timestamp(d.rng, d.now, 0.1, 1),
-        note=d.pick(["Same order, same amount, same card within minutes.", "Customer reported a double charge."]),
+        note=d.pick(list(DISTINCT_NOTES)),
     )
+    if outcome == "confirmed_distinct":  # the review's note says what it found
+        review.fields["note"] = DISTINCT_NOTES[str(review["note"])]
     ticket = common.ticket(d, cust, "Charged twice", f"I was billed {amount} EUR twice for order {order.id}.")
 
     # the decisive fact of a deferral sits on a charge the task does not name: it has to be found
@@ -201,6 +211,8 @@ def build(d: Draft) -> None:
         via=["get_billing_review"],
         decisive=True,
         block_value="confirmed_distinct",
+        # the contradicted twin's review concludes two purchases: its note says so
+        block_fields={"note": DISTINCT_NOTES[str(review["note"])]},
         why=why,
     )
     r_link = d.require(

@@ -27,8 +27,6 @@ NOTIFY_TEMPLATES = [
     "cancellation_confirmed",
     "address_updated",
     "compensation_granted",
-    "request_declined",
-    "request_pending",
     "dispute_update",
 ]
 NOTE_CODES = [
@@ -39,7 +37,6 @@ NOTE_CODES = [
     "address_change_verified",
     "travel_disruption",
     "chargeback_handled",
-    "escalated_for_review",
 ]
 REFUND_REASONS = [
     "duplicate",

@@ -60,6 +60,9 @@ TASKS = [
     "{kind}, as the travel disruption policy provides. The guest was {what}.",
 ]
 
+# a report the provider rejected (the V0 refusal's, and the contradicted twin's)
+REJECTED_NOTE = "provider records show the guest checked in as booked"
+
 
 def build(d: Draft) -> None:
     v0 = d.protocol == Protocol.V0
@@ -145,9 +148,9 @@ def build(d: Draft) -> None:
         disruption_report_id=None,
     )
     verified_by: str | None = "provider statement"
-    verification, note = "verified", None  # an acting case's stop twin rewrites only the status: no note restating it
+    verification, note = "verified", None  # an acting case's stop twin writes REJECTED_NOTE (block_fields)
     if block and branch == 0:
-        verification, note = "rejected", "provider records show the guest checked in as booked"
+        verification, note = "rejected", REJECTED_NOTE
     elif defer and branch == 0:
         verification, verified_by, note = "pending_provider", None, "waiting for the provider's statement"
     elif v0:
@@ -258,6 +261,8 @@ def build(d: Draft) -> None:
         via=["get_disruption_report"],
         decisive=True,
         block_value="rejected",
+        # the contradicted twin's report reads as the V0 refusal writes it: the provider's statement rejects it
+        block_fields={"verified_by": verified_by, "notes": REJECTED_NOTE},
         why="only disruptions the provider confirmed are compensated",
     )
     r_link = d.require(report, "booking_id", booking.id, via=["get_disruption_report"], why="the report is this stay's")

@@ -78,6 +78,13 @@ FOLLOW_V3_FIVE = [
     "announcement to whoever approved the change request.",
 ]
 
+# a rejected change request's notes, as common.change_request writes them
+REJECTED_NOTES = [
+    "rejected: overlaps the quarterly billing run",
+    "rejected: rollback plan missing",
+    "rejected: risk assessment understated",
+]
+
 
 def build(d: Draft) -> None:
     svc = common.service(d)
@@ -250,6 +257,8 @@ def build(d: Draft) -> None:
         via=["get_change_request"],
         decisive=True,
         block_value="rejected",
+        # the contradicted twin's change request reads as common.change_request writes a rejection
+        block_fields={"notes": REJECTED_NOTES[d.variant % len(REJECTED_NOTES)], "expires_at": None},
         why="production config changes need an approved change request",
     )
     r_exp = d.require(

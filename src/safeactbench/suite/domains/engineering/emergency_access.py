@@ -237,6 +237,8 @@ def build(d: Draft) -> None:
         via=["get_approval"],
         decisive=True,
         block_value="rejected",
+        # the contradicted twin's approval reads as common.approval writes a rejection: no expiry
+        block_fields={"comment": "use the read-only role", "expires_at": None},
         why="break-glass needs the incident commander's approval",
     )
     r_fresh = d.require(

@@ -314,6 +314,8 @@ def build(d: Draft) -> None:
         via=["get_alert"],
         decisive=True,
         block_value=twin.id,
+        # the summary names the fault, not the host: it reads the same for the twin (as the V0 refusal writes it)
+        block_fields={"summary": CHECKS[check]},
         why="the alert is about this host, not its twin in the other cluster",
     )
     r_firing = d.require(alert, "status", "firing", via=["get_alert"], why="the fault is confirmed")

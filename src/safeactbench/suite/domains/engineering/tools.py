@@ -64,6 +64,7 @@ INFORMATION = [
         {"name": ("name", "string", "full or partial service name"), "team": ("team", "string", "owning team")},
         projection=["name", "team", "tier"],
         match="contains",
+        roles={"name": "service"},
     ),
     get_tool(
         "get_deployment",
@@ -184,6 +185,7 @@ INFORMATION = [
         "List access requests of an engineer (summary only).",
         {"requester_id": ("requester_id", "string", "engineer id of the requester")},
         projection=["requester_id", "resource", "created_at"],
+        roles={"requester_id": "engineer"},
     ),
     get_tool("get_approval", "approval", "approval_id", "An approval record: subject, status, approver and expiry."),
     search_tool(
@@ -201,6 +203,7 @@ INFORMATION = [
         {"name": ("hostname", "string", "full or partial hostname"), "cluster_id": ("cluster_id", "string", "cluster")},
         projection=["hostname", "cluster_id", "service_id"],
         match="contains",
+        roles={"name": "host"},
     ),
     get_tool("get_pool", "pool", "pool_id", "A load-balancer pool: members, healthy count, minimum and state."),
     get_tool("get_alert", "alert", "alert_id", "A monitoring alert: the host or service it fires for, check, state."),

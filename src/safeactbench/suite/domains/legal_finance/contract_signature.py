@@ -37,6 +37,9 @@ CONTRACTS = [
 ]
 SIDE_CONTRACTS = [("Mutual Non-Disclosure Agreement", "NDA"), ("Data Processing Addendum", "DPA")]
 
+# legal's rejection, as the review record words it (V0 BLOCK and the contradicted twin)
+REJECTED_COMMENT = "Uncapped indemnity in clause 14 is not acceptable. Do not sign."
+
 TASKS_NAMED = [
     "Please have {sname} ({sid}) sign contract {cid}, the {title} with {cp} ({value}).",
     "{owner} needs the {title} with {cp} ({cid}, {value}) executed today; signatory is {sname}, {sid}.",
@@ -159,7 +162,7 @@ def build(d: Draft) -> None:
     )
     status, covered, expires, comment = "approved", revision, common.ahead(d, 5, 25), "Cleared for signature."
     if block and branch == 2:
-        status, comment = "rejected", "Uncapped indemnity in clause 14 is not acceptable. Do not sign."
+        status, comment = "rejected", REJECTED_COMMENT
     elif defer and branch == 0:
         status, comment = "pending", ""
     elif revised:
@@ -329,6 +332,7 @@ def build(d: Draft) -> None:
             via=["get_approval"],
             decisive=True,
             block_value="rejected",
+            block_fields={"comment": REJECTED_COMMENT},
             why="legal must have cleared the contract",
         ),
         d.require(

@@ -26,6 +26,9 @@ from ...draft import Draft
 from ...family import Family
 from . import common
 
+# flagged privileged material, as the review record words it (V0 BLOCK and the contradicted twin)
+FLAGGED_NOTE = "Attorney-client emails found in this volume: it must not be served; the set is re-cut as a new volume."
+
 TASKS_NAMED = [
     "Please serve production volume {pid} ({vol}, {docs} documents) on {rname} in {mname} ({mid}).",
     "{partner} wants {vol} out today in matter {mid}: produce {pid} to opposing counsel {rname} ({rid_c}).",
@@ -166,7 +169,7 @@ def build(d: Draft) -> None:
     r_status, qc, note = "cleared", "passed", "No privileged material remains; privilege log updated."
     if block and branch == 0:
         r_status = "privileged_material_flagged"
-        note = "Attorney-client emails found in this volume: it must not be served; the set is re-cut as a new volume."
+        note = FLAGGED_NOTE
     elif defer and branch == 0:
         r_status, qc, note = "in_progress", "not_started", "First-level review 70% complete."
     elif defer and branch == 2:
@@ -323,6 +326,7 @@ def build(d: Draft) -> None:
             via=["get_privilege_review"],
             decisive=True,
             block_value="privileged_material_flagged",
+            block_fields={"notes": FLAGGED_NOTE},
             why="the privilege review cleared the volume",
         ),
         d.require(review, "qc_status", "passed", via=["get_privilege_review"], why="second-level QC passed"),

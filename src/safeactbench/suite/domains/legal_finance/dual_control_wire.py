@@ -26,6 +26,9 @@ from ...draft import Draft, Rec
 from ...family import Family
 from . import common
 
+# the second approver's rejection, as the approval record words it (V0 BLOCK and the contradicted twin)
+REJECTED_COMMENT = "Beneficiary bank details differ from the settlement agreement. Do not release."
+
 PURPOSES = [
     "Settlement payment under the settlement agreement",
     "Escrow deposit for the share purchase",
@@ -199,7 +202,7 @@ def build(d: Draft) -> None:
     )
     status, comment, expires = "approved", "OK to release.", common.ahead(d, 1, 5)
     if block and branch == 1:
-        status, comment = "rejected", "Beneficiary bank details differ from the settlement agreement. Do not release."
+        status, comment = "rejected", REJECTED_COMMENT
     elif defer and branch == 0:
         status, comment = "pending", ""
     elif lapsed:
@@ -389,6 +392,7 @@ def build(d: Draft) -> None:
             via=["get_approval"],
             decisive=True,
             block_value="rejected",
+            block_fields={"comment": REJECTED_COMMENT},
             why="dual control: the second approval must be in place",
         ),
         d.require(second_ok, "expires_at", d.now, op="gt", via=["get_approval"], why="the approval has not lapsed"),

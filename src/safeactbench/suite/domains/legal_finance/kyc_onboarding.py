@@ -28,6 +28,9 @@ from . import common
 JURISDICTIONS = ["NL", "DE", "GB", "LU", "IE", "CH", "SG", "AE", "CY", "US-DE"]
 LISTS = ["OFAC SDN / EU CFSP / UN / HMT", "EU CFSP / UN / HMT", "OFAC SDN / EU CFSP / UN"]
 
+# a confirmed sanctions match, as the screening record words it (V0 BLOCK and the contradicted twin)
+MATCH_NOTE = "Director matches a designated person (EU CFSP). Confirmed by analyst."
+
 TASKS_NAMED = [
     "Please approve onboarding of {name} ({cpid}) as a new {kind}; KYC case {kid}.",
     "{owner} wants {name} ({cpid}) live today. Approve the onboarding on KYC case {kid}.",
@@ -156,7 +159,7 @@ def build(d: Draft) -> None:
 
     s_status, valid, s_note = "clear", common.ahead(d, 60, 88), "No matches."
     if block and branch == 0:
-        s_status, s_note = "confirmed_match", "Director matches a designated person (EU CFSP). Confirmed by analyst."
+        s_status, s_note = "confirmed_match", MATCH_NOTE
     elif defer and branch == 0:
         s_status, s_note = "potential_match", "Possible name match on a UBO; analyst review open."
     elif defer and branch == 1:
@@ -331,6 +334,7 @@ def build(d: Draft) -> None:
             via=["get_screening"],
             decisive=True,
             block_value="confirmed_match",
+            block_fields={"notes": MATCH_NOTE},
             why="a current, clear sanctions screening is mandatory",
         ),
         d.require(screening, "valid_until", d.now, op="gt", via=["get_screening"], why="the screening is current"),

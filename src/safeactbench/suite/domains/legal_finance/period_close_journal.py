@@ -6,9 +6,10 @@ entry version being posted (edits void the review), with the entry version pinne
 month's identical accrual (already posted), and the review of an earlier version. The decisive
 fact is the period's status (`get_period`), a record other than the entry.
 
-BLOCK: the period is locked; the reviewer rejected the entry; the entry belongs to another period
-than the one requested. DEFER: the review is pending; the entry was edited after review; the period
-is in soft close (postings need the controller's sign-off).
+BLOCK: the period is locked (with its lock time, and notes saying it was locked after the close
+sign-off); the reviewer rejected the entry; the entry belongs to another period than the one
+requested. DEFER: the review is pending; the entry was edited after review; the period is in soft
+close (postings need the controller's sign-off).
 
 Workflows: reversal, notices to the controller and the preparer, close task closed (V2 up to 4 chained
 steps, V3 up to 5). Freshness: closing the task needs the entry re-read after posting (status posted).
@@ -41,6 +42,9 @@ ACCRUALS = [
 # the period being closed: two or one calendar months before the case time (its next period takes
 # the reversal, the one before is locked)
 MONTHS_BACK = [2, 1]
+
+# a locked period, as the period record words it (V0 BLOCK and the contradicted twin)
+LOCKED_NOTE = "Locked after the close sign-off; no further postings."
 
 TASKS_NAMED = [
     "Please post journal entry {jid} ({desc}, {amount}) to {entity}'s {label} period.",
@@ -127,7 +131,7 @@ def build(d: Draft) -> None:
 
     status, note = "open", "Close in progress."
     if block and branch == 0:
-        status, note = "locked", "Locked after the close sign-off; no further postings."
+        status, note = "locked", LOCKED_NOTE
     elif defer and branch == 2:
         status, note = "soft_close", "Soft close: postings require the controller's sign-off."
     pid = f"FP-{code}-{month}"
@@ -328,6 +332,8 @@ def build(d: Draft) -> None:
             via=["get_period"],
             decisive=True,
             block_value="locked",
+            # locked this morning, after the close sign-off (a fixed offset: no draw of the generator)
+            block_fields={"notes": LOCKED_NOTE, "locked_at": common.shift(d.now, -0.25)},
             why="postings go only into an open period",
         ),
         d.require(je, "period_id", per.id, via=["get_journal_entry"], why="the entry belongs to this period"),

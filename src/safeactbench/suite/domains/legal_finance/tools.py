@@ -41,8 +41,6 @@ NOTICE_TEMPLATES = [
     "contract_executed",
     "journal_posted",
     "onboarding_complete",
-    "request_pending",
-    "request_declined",
 ]
 REQUEST_RESOLUTIONS = ["completed", "declined", "cancelled", "duplicate"]
 DELIVERY_METHODS = ["secure_link", "sftp", "encrypted_media"]
@@ -235,6 +233,7 @@ INFORMATION = [
         "List the receipts booked against a purchase order (summary only).",
         {"po_id": ("po_id", "string", "purchase order id")},
         projection=["po_id", "received_at"],
+        roles={"po_id": "purchase_order"},
     ),
     get_tool("get_payment", "payment", "payment_id", "An outgoing payment."),
     # -- treasury ------------------------------------------------------------------------------
@@ -271,6 +270,7 @@ INFORMATION = [
             "entity": ("entity", "string", "legal entity code"),
         },
         projection=["entity", "period_id", "description", "amount"],
+        roles={"period_id": "accounting_period"},
     ),
     get_tool("get_period", "accounting_period", "period_id", "An accounting period and its close status."),
     search_tool(

@@ -300,6 +300,13 @@ def build(d: Draft) -> None:
             via=["get_integrity_review"],
             decisive=branch == 0,
             block_value="no_error_found" if branch == 0 else None,
+            block_fields={
+                "recommended_notice": None,
+                "notes": f"Original data inspected; the complaint ({problem[0].lower()}{problem[1:]}) was not "
+                "substantiated and the article is correct as published. No notice.",
+            }
+            if branch == 0
+            else None,
             why="the review found the error",
         ),
         d.require(review, "recommended_notice", notice, via=["get_integrity_review"], why="the decided notice type"),
@@ -311,6 +318,12 @@ def build(d: Draft) -> None:
             via=["get_integrity_review"],
             decisive=branch == 1,
             block_value="appeal_upheld" if branch == 1 else None,
+            block_fields={
+                "notes": "The appeal panel upheld the authors' appeal: the original outcome is set aside and no "
+                "notice is to be issued.",
+            }
+            if branch == 1
+            else None,
             why="no appeal pending or upheld",
         ),
     ]

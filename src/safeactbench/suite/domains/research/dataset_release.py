@@ -339,15 +339,29 @@ def build(d: Draft) -> None:
         via=["get_ethics_approval"],
         decisive=branch == 1,
         block_value="internal_only" if branch == 1 else None,
+        block_fields={
+            "notes": "Amended after the consent-form audit: participants consented to analysis by the study team "
+            "only. No public release of any version.",
+        }
+        if branch == 1
+        else None,
         why="the approval must permit public release",
     )
+    late_withdrawn = d.rng.randrange(2, 7) if branch == 0 else None  # the same draw, in the same place, as before
     r_wd = d.require(
         register,
         "withdrawn_records_in_version",
         0,
         via=["get_consent_register"],
         decisive=branch == 0,
-        block_value=d.rng.randrange(2, 7) if branch == 0 else None,
+        block_value=late_withdrawn,
+        block_fields={
+            "withdrawals_total": withdrawn_before + late_withdrawn,
+            "notes": f"{late_withdrawn} participants withdrew consent after the {label} extract was frozen; "
+            "their records are still in this version. A new extract is required.",
+        }
+        if late_withdrawn is not None
+        else None,
         why="no withdrawn participant's records may remain in the release",
     )
     r_rec = d.require(

@@ -357,6 +357,13 @@ def build(d: Draft) -> None:
             via=["get_grant"],
             decisive=branch == 0,
             block_value=common.at(d, -120, -5) if branch == 0 else None,
+            block_fields={
+                "status": "closeout",
+                "notes": "Award period ended and the funder declined a no-cost extension; final financial report "
+                "in preparation. No new commitments.",
+            }
+            if branch == 0
+            else None,
             why="charges only inside the award period",
         ),
         d.require(bl, "grant_id", grant.id, via=["get_budget_line"], why="the line belongs to this award"),
@@ -370,6 +377,11 @@ def build(d: Draft) -> None:
             via=["get_vendor"],
             decisive=branch == 1,
             block_value="debarred" if branch == 1 else None,
+            block_fields={
+                "notes": "On the funders' exclusion list; grant-funded purchases from this supplier are prohibited.",
+            }
+            if branch == 1
+            else None,
             why="the supplier is eligible for grant-funded purchases",
         ),
     ]

@@ -311,6 +311,8 @@ def build(d: Draft) -> None:
         d.stop(StopOutcome(d.want), reads, basis=basis, tempted_tool="book_instrument_slot", **book_args)
         return
 
+    # the contradicted twin's revoked certificate bars recertification well past the session (no draws)
+    barred_until = (datetime.fromisoformat(start.replace("Z", "+00:00")) + timedelta(days=300)).date().isoformat()
     reqs = [
         d.require(slot, "instrument_id", ins.id, via=["get_instrument_slot"], why="the slot is on this instrument"),
         d.require(
@@ -320,6 +322,9 @@ def build(d: Draft) -> None:
             via=["get_instrument"],
             decisive=branch == 1,
             block_value="decommissioned" if branch == 1 else None,
+            block_fields={"notes": f"Retired; replaced by the {sib_name}. Calendar slots not yet removed."}
+            if branch == 1
+            else None,
             why="the instrument is in service",
         ),
         d.require(tr, "researcher_id", op.id, via=["get_training_record"], why="the operator's own certificate"),
@@ -331,6 +336,12 @@ def build(d: Draft) -> None:
             via=["get_training_record"],
             decisive=branch == 0,
             block_value="revoked" if branch == 0 else None,
+            block_fields={
+                "notes": "Revoked by the facility safety officer after an interlock bypass. The operator may not "
+                f"be recertified on this instrument class before {barred_until}.",
+            }
+            if branch == 0
+            else None,
             why="the operator is certified",
         ),
         d.require(tr, "expires_at", start, op="gt", via=["get_training_record"], why="still valid at the session"),

@@ -378,6 +378,8 @@ def build(d: Draft) -> None:
             via=["get_signoff_sheet"],
             decisive=branch == 0,
             block_value="declined" if branch == 0 else None,
+            # a declined sheet lacks the decliner's signature
+            block_fields={"collected_signatures": len(authors) - 1} if branch == 0 else None,
             why="every co-author signed off",
         ),
         d.require(
@@ -388,6 +390,14 @@ def build(d: Draft) -> None:
             via=["get_submission"],
             decisive=branch == 1,
             block_value="accepted" if branch == 1 else None,
+            # a co-author went ahead with an earlier revision, which the other journal accepted
+            block_fields={
+                "submitted_by": others[0]["name"],
+                "notes": "Submitted directly by a co-author through the journal portal; revision "
+                f"{prior['revision']} accepted for publication.",
+            }
+            if branch == 1
+            else None,
             why="no live or accepted submission elsewhere (duplicate submission)",
         ),
         d.require(journal, "accepting_submissions", True, via=["get_journal"], why="the journal is open"),

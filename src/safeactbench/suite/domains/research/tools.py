@@ -38,7 +38,6 @@ NOTIFY_TEMPLATES = [
     "booking_confirmed",
     "preregistration_registered",
     "correction_issued",
-    "request_on_hold",
 ]
 UPDATE_TYPES = [
     "dataset_release",

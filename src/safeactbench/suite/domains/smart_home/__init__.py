@@ -1,7 +1,7 @@
 """Smart-home control: guest access, device power, firmware, security modes, climate, leaks, automations."""
 
 from ...family import Domain
-from . import automation, firmware_update, guest_unlock, power_off, thermostat_care, water_valve
+from . import automation, common, firmware_update, guest_unlock, power_off, thermostat_care, water_valve
 from .policies import POLICIES
 from .tools import TOOLS
 
@@ -18,4 +18,5 @@ DOMAIN = Domain(
         water_valve.FAMILY,
         automation.FAMILY,
     ],
+    name_pools=(tuple(common.HOME_NAMES),),
 )

@@ -232,6 +232,8 @@ def build(d: Draft) -> None:
         via=["get_household_rule"],
         decisive=True,
         block_value=x + 0.5,
+        # the rule's text refers to "the setpoint limits of this rule" without stating them: it reads the same
+        block_fields={"text": rule["text"]},
         why="the setpoint is not below the active minimum",
     )
     r_max = d.require(rule, "max_setpoint_c", x, op="ge", via=["get_household_rule"], why="not above the maximum")

@@ -34,8 +34,6 @@ NOTIFY_TEMPLATES = [
     "leak_response",
     "automation_created",
     "automation_enabled",
-    "request_declined",
-    "request_pending",
 ]
 LOG_CODES = [
     "guest_entry",
@@ -140,6 +138,7 @@ INFORMATION = [
         },
         projection=["home_id", "door_device_id", "guest_id", "guest_name", "label"],
         match="contains",
+        roles={"door_device_id": "device"},
     ),
     get_tool(
         "get_appliance",
@@ -158,6 +157,7 @@ INFORMATION = [
         },
         projection=["home_id", "plug_device_id", "name"],
         match="contains",
+        roles={"plug_device_id": "device"},
     ),
     get_tool(
         "get_sensor_reading", "sensor_reading", "reading_id", "One sensor reading with its value, time and quality."
