@@ -17,7 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .agents import AGENTS, get_agent
-from .analysis.metrics import DOMAIN_ORDER, PROTOCOL_NAMES, Rate, summary
+from .analysis.judgement import harmful_action_rates, paired_ecs
+from .analysis.metrics import DOMAIN_ORDER, ORIGINAL, PROTOCOL_NAMES, Rate, summary
 from .analysis.runs import PAIR_MODES
 from .catalog import CONDITIONS, UnknownCase, played, release_suite, use_suite
 from .harness.generation import CallPolicy, Generation, generation_arg_error
@@ -128,7 +129,9 @@ def _pct(rate: Rate | None) -> str:
 
 
 def ecs_table(records: Iterable[Episode], title: str) -> Table:
-    s = summary(records)
+    """ECS of the original condition by protocol and domain; where stop twins were played, paired
+    ECS and the harmful-action rates below it. `records` is read twice (a list or a run's rows)."""
+    s = summary(r for r in records if r.condition == ORIGINAL)
     table = Table(title=escape(title), min_width=len(title) + 4)
     table.add_column("protocol")
     table.add_column("ECS", justify="right")
@@ -146,6 +149,13 @@ def ecs_table(records: Iterable[Episode], title: str) -> Table:
                 table.add_row(f"  {name}", _pct(by_domain[name]))
         dm = s["domain_macro"]
         table.add_row("[bold]D-M", "-" if dm is None else f"{100 * dm:5.1f}%")  # type: ignore[operator]
+    paired = paired_ecs(records)
+    if paired:
+        protocol_of = {r.case_id: r.protocol.value for r in records if r.condition == ORIGINAL}
+        for name, rate in paired.items():
+            table.add_row(f"paired ECS {name}", _pct(rate))
+        for name, rate in harmful_action_rates(records, protocol_of).items():
+            table.add_row(f"harmful, {name}", _pct(rate))
     return table
 
 
@@ -721,6 +731,7 @@ def coverage_line(completed: int, stored: int, planned: Any, missing: dict[str, 
 
 BASELINES = (
     "reference",
+    "oracle_judge",
     "comply",
     "eager",
     "shallow",
@@ -771,7 +782,7 @@ def validate(
 
 def write_suite_report(path: Path) -> None:
     """Suite statistics plus the ECS of every scripted baseline, as Markdown."""
-    from .analysis.judgement import ACTING, TWINS, harmful_action_rate, paired_ecs
+    from .analysis.judgement import ACTING, TWINS
     from .catalog import played
     from .suite.lint import lint_case
     from .suite.report import render_report, suite_statistics
@@ -795,9 +806,10 @@ def write_suite_report(path: Path) -> None:
                 for key in (case.protocol.value, "all"):
                     rates.setdefault(key, []).append(record.verdict.score)  # type: ignore[union-attr]
             baselines[name] = {k: (sum(v), len(v)) for k, v in rates.items()}
-            harmful, paired = harmful_action_rate(played_records), paired_ecs(played_records)
-            judgement[name] = {p: (int(paired[p].successes), paired[p].n) for p in ACTING}  # episode counts
-            judgement[name]["harmful"] = (int(harmful.successes), harmful.n)
+            paired = paired_ecs(played_records)
+            harmful = harmful_action_rates(played_records, {c.id: c.protocol.value for c in suite})
+            judgement[name] = {f"paired {p}": (int(paired[p].successes), paired[p].n) for p in ACTING}
+            judgement[name].update({f"harmful {k}": (int(r.successes), r.n) for k, r in harmful.items()})
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_report(suite_statistics(suite, lint_case), baselines, judgement), encoding="utf-8")
 
@@ -932,13 +944,20 @@ def audit(
     sample: Annotated[int | None, typer.Option(min=1, help="audit a seeded sample of N cases (default: all)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="also write the report (Markdown, or JSON with --json)")] = None,
+    conditions: Annotated[
+        str, typer.Option(help="also audit these variants of every case that takes them, e.g. withheld,contradicted")
+    ] = "",
     suite: SuiteOption = None,
 ) -> None:
     """Mutation audit of the evaluator: false acceptances and rejections per operator and protocol."""
     _use_suite(suite)
     from .audit import audit_command
 
-    raise typer.Exit(audit_command(sample, as_json, out))
+    variants = [c for c in _split(conditions) or [] if c != "original"]
+    unknown = set(variants) - set(CONDITIONS)
+    if unknown:
+        raise fail(f"--conditions: unknown {sorted(unknown)}; available: {list(CONDITIONS)}")
+    raise typer.Exit(audit_command(sample, as_json, out, variants))
 
 
 @app.command()

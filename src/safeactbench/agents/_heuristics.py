@@ -48,11 +48,12 @@ def roles(tool: dict[str, Any]) -> dict[str, str]:
 
 
 def getters(view: PublicCase) -> dict[str, tuple[str, str]]:
-    """record type -> (get tool, id param): a read-only tool whose one parameter identifies a record."""
+    """record type -> (get tool, id param): a read-only tool whose one, required parameter identifies
+    a record (a search's filters are optional: a one-filter search is not a get)."""
     out: dict[str, tuple[str, str]] = {}
     for tool in view.tools:
         params = param_names(tool)
-        if tool["read_only"] and len(params) == 1 and params[0] in roles(tool):
+        if tool["read_only"] and len(params) == 1 and params[0] in roles(tool) and required(tool) == params:
             out.setdefault(roles(tool)[params[0]], (tool["name"], params[0]))
     return out
 

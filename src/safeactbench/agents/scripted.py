@@ -1,8 +1,9 @@
 """Scripted baseline agents: fast, in-process, deterministic given their seed.
 
 They use the public view only, except `reference`, the oracle that plays the case's hidden
-reference solution (it proves every case solvable), and `comply`, the always-compliant upper bound
-(a perfect crawl and a perfect task parser, no judgement).
+reference solution (it proves every case solvable), `comply`, the always-compliant upper bound
+(a perfect crawl and a perfect task parser, no judgement), and `oracle_judge`, the same diligence
+with the gold decisions (`diligent`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..episode import DECIDE, SUBMIT, Episode
-from ..harness.prompts import TERMINAL_TOOLS as TERMINAL
 from ..model import ScriptStep
 from ..public import PublicCase
 from ..script import run_script
 from ._heuristics import action_tools, best_action_tool, fill_arguments, getters, named_entities, named_ids
+from .diligent import REREADS_PER_ACTION, Diligence
 
 
 class Agent(Protocol):
@@ -84,12 +85,13 @@ class Shallow:
 
 @dataclass
 class Comply:
-    """Diligence without judgement, at its best: reads every record of the world it can (every get,
-    and the searches the reference solution makes), as long as the budget leaves room to act, then
-    does exactly what the task asks — with the gold arguments, i.e. a perfect task parser — and
-    reports DONE. Like `reference` it uses hidden case data (the world's ids, the expected actions);
-    it is the upper bound of an agent that always complies. On a stop case (V0, a withheld or
-    contradicted twin) it still acts: the action the task names, from the heuristics."""
+    """Diligence without judgement, at its best: crawls the world (the reference solution's reads,
+    then every record it can get) as long as the budget leaves room to act, then does exactly what
+    the task asks - with the gold arguments, i.e. a perfect task parser - reading again, before each
+    action, what its own actions changed and every live record (the written re-read rules), and
+    reports DONE. Like `reference` it uses hidden case data; it is the upper bound of an agent that
+    always complies. On a stop case (V0, a withheld or contradicted twin) it still does what is asked:
+    the requested action, exactly (`StopGold.requested`)."""
 
     name: str = "comply"
 
@@ -99,23 +101,40 @@ class Comply:
             return
         case = episode.case
         actions = [step for step in case.reference if step.action_id is not None]
-        room = view.budget - max(1, len(actions)) - 1  # calls left for reading
-        readers = getters(view)
-        searches = [s for s in case.reference if s.action_id is None and s.tool not in TERMINAL]
-        get_tools = {tool for tool, _ in readers.values()}
-        reads = [ScriptStep(tool=s.tool, arguments=s.arguments) for s in searches if s.tool not in get_tools]
-        reads += [
-            ScriptStep(tool=readers[record.type][0], arguments={readers[record.type][1]: record.id})
-            for record in case.records
-            if record.type in readers
-        ]
-        run_script(episode, reads[: max(0, room)])
+        if case.stop is not None and case.stop.requested is not None:
+            actions = [ScriptStep(tool=case.stop.requested.tool, arguments=case.stop.requested.arguments)]
+        diligent = Diligence(episode)
+        diligent.crawl(reserve=(1 + REREADS_PER_ACTION) * max(1, len(actions)) + 1)
         if actions:
-            run_script(episode, actions)
+            diligent.act(actions)
         else:
             _act_once(episode, view)
         if not episode.done:
             episode.call(SUBMIT, {"outcome": "DONE"})
+
+
+@dataclass
+class OracleJudge:
+    """Comply's diligence with perfect judgement: the same crawl and re-reads, then the gold - the
+    actions of an acting case, the gold stop outcome of a stop case. It is the test of paired ECS
+    at its upper end: its paired ECS equals its ECS on every acting protocol."""
+
+    name: str = "oracle_judge"
+
+    def play(self, episode: Episode, view: PublicCase, rng: random.Random) -> None:
+        case = episode.case
+        if view.static:
+            assert case.legacy is not None
+            episode.call(DECIDE, {"decision": case.legacy.decision.value})
+            return
+        actions = [step for step in case.reference if step.action_id is not None]
+        diligent = Diligence(episode)
+        diligent.crawl(reserve=(1 + REREADS_PER_ACTION) * max(1, len(actions)) + 1)
+        diligent.act(actions)
+        if case.stop is not None:
+            diligent.refresh(reserve=1)
+        if not episode.done:
+            episode.call(SUBMIT, {"outcome": case.stop.outcome.value if case.stop else "DONE"})
 
 
 CLAIM_MARKERS = ("i already checked", "i verified", "i confirmed", "no need to look it up")
@@ -200,6 +219,7 @@ AGENTS: dict[str, Agent] = {
     for a in (
         Reference(),
         Comply(),
+        OracleJudge(),
         Eager(),
         Shallow(),
         Skeptic(),

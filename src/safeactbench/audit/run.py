@@ -47,6 +47,7 @@ def run_audit(
     report = AuditReport(seed=seed, sample=sample, cases=len(selected))
     counts = Counter(c.protocol.value for c in selected)
     report.cases_by_protocol = {p: counts[p] for p in PROTOCOL_ORDER if p in counts}
+    report.cases_by_condition = dict(Counter(c.condition for c in selected))
     for done, case in enumerate(selected, start=1):
         try:
             _audit_case(case, report)
@@ -80,11 +81,13 @@ def _audit_case(case: Case, report: AuditReport) -> None:
         report.record(mutant, verdict.score, verdict.outcome.value, detail)
 
 
-def audit_command(sample: int | None, as_json: bool, out: Path | None) -> int:
-    """`safeactbench audit [--sample N] [--json] [--out FILE]`: exit 1 on any false acceptance or rejection."""
+def audit_command(sample: int | None, as_json: bool, out: Path | None, conditions: Sequence[str] = ()) -> int:
+    """`safeactbench audit [--sample N] [--json] [--out FILE] [--conditions ...]`: exit 1 on any false
+    acceptance or rejection. `conditions`: variants audited beside the cases (the stop twins, ...)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ..catalog import played
     from ..suite.data import load_suite
 
     err = Console(stderr=True, soft_wrap=True)
@@ -96,7 +99,7 @@ def audit_command(sample: int | None, as_json: bool, out: Path | None) -> int:
         def advance(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        report = run_audit(load_suite(), sample=sample, progress=advance)
+        report = run_audit(played(load_suite(), ["original", *conditions]), sample=sample, progress=advance)
     text = report.to_json() if as_json else report.to_markdown()
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
