@@ -40,7 +40,7 @@ class Domain:
     tools: list[ToolSpec]
     families: list[Family]
     policies: list[Policy] = field(default_factory=list)
-    world_size: tuple[int, int] | None = (40, 64)  # records per world besides the policies (None: scenario only)
+    world_size: tuple[int, int] | None = (36, 52)  # records per world besides the policies (None: scenario only)
     # interchangeable names (homes, sites …): a background copy of a record takes another one of its pool
     name_pools: tuple[tuple[str, ...], ...] = ()
     now: str = "2026-03-10T09:00:00Z"  # the latest case time: cases spread over the year before it
