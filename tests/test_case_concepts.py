@@ -163,7 +163,7 @@ def test_the_linter_names_a_binding_or_a_target_that_cannot_work() -> None:
             ]
         }
     )
-    assert any("bound to 'a9', which is not an expected action it gates" in p for p in lint_case(unbound))
+    assert any("bound to 'a9', neither an action it gates nor their predecessor" in p for p in lint_case(unbound))
     fixed = case.model_copy(
         update={"expected_actions": [case.expected_actions[0].model_copy(update={"arguments": {"card_id": "C-2"}})]}
     )

@@ -19,13 +19,11 @@ import json
 import random
 
 from .model import (
-    ActionCall,
     Case,
     ContextFact,
     Protocol,
     Record,
     Requirement,
-    ResultRef,
     StopBasis,
     StopGold,
     outcome_for,
@@ -133,7 +131,7 @@ def transform(case: Case, condition: str) -> Case:
         base = case if condition == "static" else transform(case, condition.removeprefix("static_"))
         # every rendering shows the original's gate records that its world holds, so the package's
         # size says nothing about the decision
-        static = static_render(base, case.id, _candidate(case), _gate_records(case))
+        static = static_render(base, case.id, case.first_call(), _gate_records(case))
         static = static.model_copy(update={"condition": condition})
         return static.model_copy(update={"reference": derive_reference(static)})
     req = decisive_requirement(case)
@@ -165,12 +163,6 @@ def transform(case: Case, condition: str) -> Case:
     return out.model_copy(update={"reference": derive_reference(out)})
 
 
-def _candidate(case: Case) -> ActionCall:
-    action = case.expected_actions[0]
-    args = {k: v for k, v in action.arguments.items() if not isinstance(v, ResultRef)}
-    return ActionCall(tool=action.tool, arguments=args)
-
-
 def _stop_case(case: Case, basis: StopBasis, decisive: Requirement) -> Case:
     """The case as a stop case for `basis`: no action expected, and - by the stop rule (SPEC §3) -
     only what the stop rests on is required: the decisive fact and the records the task names."""
@@ -182,7 +174,7 @@ def _stop_case(case: Case, basis: StopBasis, decisive: Requirement) -> Case:
         outcome=outcome_for(basis),  # type: ignore[arg-type]
         required_reads=[r.id for r in kept],
         basis=basis,
-        requested=_candidate(case),
+        requested=case.first_call(),
     )
     out = case.model_copy(update={"protocol": Protocol.V0, "requirements": kept, "expected_actions": [], "stop": stop})
     cited = [r.model_copy(update={"grounds": grounds(out, r)}) for r in kept]

@@ -135,7 +135,7 @@ class Param(_Extended):
     type: Literal["string", "number", "integer", "boolean", "object", "array"]
     description: str
     required: bool = True
-    enum: list[str] | None = None
+    enum: list[str] | None = Field(default=None, description="the allowed values (an array's: of its elements)")
     items: Literal["string", "number", "integer", "boolean", "object"] | None = Field(
         default=None, description="array: the type of its elements"
     )
@@ -307,10 +307,10 @@ def params_schema(params: list[Param]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for p in params:
         prop: dict[str, Any] = {"type": p.type, "description": p.description}
-        if p.enum is not None:
+        if p.items is not None:  # an array's enum lists what its elements may be
+            prop["items"] = {"type": p.items, **({"enum": list(p.enum)} if p.enum is not None else {})}
+        elif p.enum is not None:
             prop["enum"] = list(p.enum)
-        if p.items is not None:
-            prop["items"] = {"type": p.items}
         properties[p.name] = prop
     return {
         "type": "object",
@@ -606,6 +606,18 @@ class Case(_Extended):
             if r.id == req_id:
                 return r
         raise KeyError(f"{self.id}: no requirement {req_id!r}")
+
+    def first_call(self) -> ActionCall:
+        """The first expected action as a call (a stop twin's requested action, a Legacy candidate):
+        each argument the agent chooses as the reference solution chose it."""
+        action = self.expected_actions[0]
+        chosen = next((s.arguments for s in self.reference if s.action_id == action.id), {})
+        args = {
+            name: chosen.get(name) if isinstance(value, Choice) else value
+            for name, value in action.arguments.items()
+            if not isinstance(value, ResultRef) and not (isinstance(value, Choice) and name not in chosen)
+        }
+        return ActionCall(tool=action.tool, arguments=args)
 
 
 # ---------------------------------------------------------------------------- trajectories

@@ -205,8 +205,9 @@ def validate_arguments(tool_name: str, params: list[Param], args: dict[str, Any]
         if not _param_ok(p, value):
             kind = f"array of {p.items}" if p.type == "array" else p.type
             raise InvalidArguments(f"argument {p.name!r} must be a {kind}, got {_type_name(value)}")
-        if p.enum is not None and value not in p.enum:
-            raise InvalidArguments(f"argument {p.name!r} must be one of {p.enum}, got {_shown(value)}")
+        outside = [v for v in (value if p.type == "array" else [value]) if v not in (p.enum or [v])]
+        if outside:  # an array's enum is its elements'
+            raise InvalidArguments(f"argument {p.name!r} must be one of {p.enum}, got {_shown(outside[0])}")
         out[p.name] = int(value) if p.type == "integer" else value
     return out
 

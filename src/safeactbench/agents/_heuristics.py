@@ -83,6 +83,10 @@ def fill_arguments(tool: dict[str, Any], view: PublicCase, observed: dict[str, A
             args[name] = ids[name]
         elif "enum" in spec:
             args[name] = max(spec["enum"], key=lambda option: len(words(option) & task_words))
+        elif spec["type"] == "array":  # the elements the task names, else the best one
+            options = spec.get("items", {}).get("enum") or list(ids.values())[:1] or ["unknown"]
+            named = [o for o in options if words(o) <= task_words]
+            args[name] = named or [max(options, key=lambda option: len(words(option) & task_words))]
         elif spec["type"] in ("number", "integer"):
             value = numbers[0] if numbers else 1
             args[name] = int(value) if spec["type"] == "integer" else value

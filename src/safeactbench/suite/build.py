@@ -119,7 +119,8 @@ def build_case(slot: Slot, case_id: str) -> Case:
         variant = j // 3
         if decision == "ALLOW":
             draft = _draft(slot, Protocol.V1, variant, None, False)
-            case = static_render(draft.to_case(case_id), case_id)
+            acting = draft.to_case(case_id)
+            case = static_render(acting.model_copy(update={"reference": derive_reference(acting)}), case_id)
         else:
             draft = _draft(slot, Protocol.V0, variant, decision, variant % 2 == 1)
             case = static_render(draft.to_case(case_id), case_id, draft.candidate, draft.evidence_refs())

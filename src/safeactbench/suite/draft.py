@@ -37,7 +37,7 @@ from ..model import (
     StopOutcome,
     ToolSpec,
     WorldEvent,
-    split_ref,
+    ref_type,
     summary_tools,
 )
 from .consistency import NARRATIVE_FIELDS
@@ -157,8 +157,8 @@ class Draft:
         the contradicted twin is written with them, never left with the permitting state's text."""
         req_id = f"r{len(self.requirements) + 1}"
         target = ref.ref if isinstance(ref, Rec) else ref
-        if via is not None and isinstance(target, str):
-            via = via + [t for t in summary_tools(self.tools, split_ref(target)[0], field_name) if t not in via]
+        if via is not None and not isinstance(target, DynamicRef):  # a created record is in no search yet
+            via = via + [t for t in summary_tools(self.tools, ref_type(target), field_name) if t not in via]
         self.requirements.append(
             Requirement(
                 id=req_id,
@@ -180,12 +180,14 @@ class Draft:
     def action(
         self,
         tool: str,
-        target: Rec | DynamicRef | str,
+        target: Rec | DynamicRef | ArgRef | str | None,
         *,
         requires: list[str] | None = None,
         after: list[str] | None = None,
         **arguments: ArgValue,
     ) -> str:
+        """An expected action (its id) on `target`: None for a tool that creates what it acts on, an
+        `ArgRef` (`chosen`) for a target the agent chooses."""
         action_id = f"a{len(self.actions) + 1}"
         ref = target.ref if isinstance(target, Rec) else target
         self.actions.append(
@@ -339,8 +341,8 @@ def static_render(
     case: Case, case_id: str, candidate: ActionCall | None = None, evidence: Collection[str] | None = None
 ) -> Case:
     """The Legacy form of an interactive case (SPEC §6): candidate = its expected (or tempted)
-    action, evidence package = the records its requirements are about (or the refs `evidence`
-    names), gold = ALLOW for an acting case, its stop outcome for a V0 case."""
+    action (as its reference solution calls it), evidence package = the records its requirements are
+    about (or the refs `evidence` names), gold = ALLOW for an acting case, its stop outcome for a V0 case."""
     basis = decisive = None
     if case.protocol == Protocol.V0:
         assert case.stop is not None
@@ -359,12 +361,9 @@ def static_render(
             None,
         )
     else:
-        first = case.expected_actions[0]
-        candidate = ActionCall(
-            tool=first.tool, arguments={k: v for k, v in first.arguments.items() if not isinstance(v, ResultRef)}
-        )
+        candidate = candidate or case.first_call()
         decision = Decision.ALLOW
-        req_ids = first.requires
+        req_ids = case.expected_actions[0].requires
     # the records its gate is about, plus every record the candidate's arguments name (its target
     # among them), so the size of the package does not give the decision away
     named = {str(v) for v in candidate.arguments.values()}

@@ -169,10 +169,12 @@ def _ancestors(action: ExpectedAction, actions: dict[str, ExpectedAction]) -> se
 
 
 def _arg_ref(case: Case, req_id: str, ref: ArgRef, actions: dict[str, ExpectedAction]) -> Iterator[str]:
-    """A requirement bound to an argument: of an expected action it gates, naming a parameter."""
+    """A requirement bound to an argument: of an expected action it gates, or of a predecessor of every
+    action it gates (the record an earlier action chose, read again later), naming a parameter."""
     action = actions.get(ref.action)
-    if action is None or req_id not in action.requires:
-        yield f"requirement {req_id}: bound to {ref.action!r}, which is not an expected action it gates"
+    gated = [a for a in actions.values() if req_id in a.requires]
+    if action is None or not all(a.id == ref.action or ref.action in _ancestors(a, actions) for a in gated):
+        yield f"requirement {req_id}: bound to {ref.action!r}, neither an action it gates nor their predecessor"
         return
     tool = case.tool(action.tool)
     if tool is None or ref.arg not in {p.name for p in tool.params}:
@@ -278,6 +280,8 @@ def _visible_values(case: Case) -> Iterator[Any]:
 
 
 def _derivable(case: Case, value: Any, enum: list[str] | None) -> bool:
+    if isinstance(value, list) and value:  # a set of values: each element is
+        return all(_derivable(case, v, enum) for v in value)
     if enum is not None and value in enum:
         return True
     return any(values_equal(value, seen) for seen in _visible_values(case))

@@ -40,6 +40,14 @@ def p_bool(name: str, description: str, *, required: bool = True) -> Param:
     return Param(name=name, type="boolean", description=description, required=required)
 
 
+def p_set(name: str, description: str, *, enum: list[str] | None = None, required: bool = True) -> Param:
+    """An unordered set of strings (an array the evaluator compares as a multiset)."""
+    return Param(
+        name=name, type="array", items="string", match="unordered", description=description, enum=enum,
+        required=required,
+    )  # fmt: skip
+
+
 def get_tool(
     name: str, record_type: str, id_param: str, description: str, projection: list[str] | None = None
 ) -> ToolSpec:
@@ -61,15 +69,18 @@ def search_tool(
     projection: list[str] | None = None,
     match: Literal["exact", "contains"] = "exact",
     roles: dict[str, str] | None = None,
+    page_size: int | None = None,
 ) -> ToolSpec:
     """Search records; `filters` maps parameter -> (record field, param type, description). All optional.
     `roles`: parameter -> the record type whose ids its field holds, where `link_roles` cannot tell it
     from the field's name (a `requester_id` holding engineers' ids); "" for a field that holds ids of
-    several types."""
+    several types. `page_size`: the results come in pages of that many (an optional `page` parameter)."""
     params = [
         Param(name=p, type=t, description=d, required=False, role=(roles or {}).get(p))  # type: ignore[arg-type]
         for p, (_, t, d) in filters.items()
     ]
+    if page_size is not None:
+        params.append(p_int("page", f"the page of results, from 1 ({page_size} per page)", required=False))
     return ToolSpec(
         name=name,
         kind="information",
@@ -81,6 +92,8 @@ def search_tool(
             filters={p: f for p, (f, _, _) in filters.items()},
             projection=projection,
             match=match,
+            page_param="page" if page_size is not None else None,
+            limit=page_size or InfoEffect.model_fields["limit"].default,
         ),
     )
 
