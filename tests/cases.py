@@ -270,7 +270,7 @@ def refund_v3(**kwargs: Any) -> Case:
         ExpectedAction(
             id="a3",
             tool="add_account_note",
-            target=f"customer:{K}",
+            target=None,
             arguments=dict(
                 customer_id=K, note_code="duplicate_charge_resolved", reference_id=result("a1", "refund_id")
             ),

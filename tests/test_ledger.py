@@ -300,7 +300,7 @@ def test_result_of_counts_only_the_named_actions_result() -> None:
     note_action = ExpectedAction(
         id="a2",
         tool="add_account_note",
-        target=f"customer:{K}",
+        target=None,
         arguments=dict(customer_id=K, note_code="duplicate_charge_resolved", reference_id=result("a1", "refund_id")),
         requires=["r_c1"],
         after=["a1"],

@@ -354,7 +354,7 @@ def follow_up(
         r_acct = d.require(cust, "account_status", "active", via=["get_customer"], why="notes go on a live account")
         return d.action(
             "add_account_note",
-            cust,
+            None,
             requires=[r_acct, *(extra if extra is not None else [proof])],
             after=after or [first],
             customer_id=cust.id,

@@ -356,7 +356,7 @@ def build(d: Draft) -> None:
             )
             last = d.action(
                 "add_account_note",
-                cust,
+                None,
                 requires=[r_acct_note, r_sent],
                 after=[told],
                 customer_id=cust.id,
@@ -401,7 +401,7 @@ def build(d: Draft) -> None:
         joined.append(
             d.action(
                 "add_account_note",
-                cust,
+                None,
                 requires=[r_acct_note, r_cx],
                 after=[cancel],
                 customer_id=cust.id,

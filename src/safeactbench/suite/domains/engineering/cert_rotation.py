@@ -271,9 +271,10 @@ def build(d: Draft) -> None:
         return d.action(
             "post_announcement",
             svc,
-            requires=[r_done],
+            requires=[r_done, common.channels_known(d, svc)],
             after=[attach],
             service_id=svc.id,
+            channels=list(svc["announce_channels"]),
             template="certificate_rotated",
             reference_id=d.result(attach, "rotation_id"),
         )

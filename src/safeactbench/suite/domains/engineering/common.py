@@ -126,6 +126,8 @@ def service(d: Draft, *, base: str | None = None, suffix: str | None = None, dis
         tier=d.rng.choice(["tier-1", "tier-1", "tier-2"]),
         status="active",
         change_channel=f"#chg-{slug}",
+        # where its change announcements go: its change channel and the team's or company's feeds
+        announce_channels=[f"#chg-{slug}", *d.rng.sample([f"#{team}-oncall", "#eng-changes", "statuspage"], 2)],
         pipeline_id=f"pl-{slug}",
         repo=f"git.corp.example/{team}/{slug}",
         runbook=f"https://runbooks.corp.example/{slug}",
@@ -252,6 +254,17 @@ def incident(d: Draft, svc: Rec, *, commander: Rec, status: str = "open", title:
     )
     fields.update(extra)
     return d.record("incident", uid(d, "INC", 4), **fields)
+
+
+def channels_known(d: Draft, svc: Rec) -> str:
+    """An announcement goes to every announce channel of the service: read them from the service record."""
+    return d.require(
+        svc,
+        "announce_channels",
+        list(svc["announce_channels"]),
+        via=["get_service"],
+        why="the announcement goes to every channel the service lists",
+    )
 
 
 def message_approver(d: Draft, chg: Rec, approver: Rec, svc: Rec, announced: str, template: str) -> str:

@@ -305,9 +305,10 @@ def build(d: Draft) -> None:
     announce = d.action(
         "post_announcement",
         svc,
-        requires=[r_done],
+        requires=[r_done, common.channels_known(d, svc)],
         after=[apply],
         service_id=svc.id,
+        channels=list(svc["announce_channels"]),
         template="config_change_applied",
         reference_id=d.result(apply, "rollout_id"),
     )

@@ -383,9 +383,10 @@ def build(d: Draft) -> None:
     d.action(
         "post_announcement",
         svc,
-        requires=[r_ok, rolled()],
+        requires=[r_ok, rolled(), common.channels_known(d, svc)],
         after=[held, update],
         service_id=svc.id,
+        channels=list(svc["announce_channels"]),
         template="rollback_completed",
         reference_id=d.result(rollback, "rollback_deployment_id"),
     )

@@ -297,9 +297,10 @@ def build(d: Draft) -> None:
         return d.action(
             "post_announcement",
             svc,
-            requires=[r_applied],
+            requires=[r_applied, common.channels_known(d, svc)],
             after=[ramp],
             service_id=svc.id,
+            channels=list(svc["announce_channels"]),
             template="flag_ramped",
             reference_id=d.result(ramp, "flag_change_id"),
         )

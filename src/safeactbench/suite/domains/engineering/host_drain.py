@@ -376,9 +376,10 @@ def build(d: Draft) -> None:
         return d.action(
             "post_announcement",
             svc,
-            requires=[r_pc, in_service()],
+            requires=[r_pc, in_service(), common.channels_known(d, svc)],
             after=[returned],
             service_id=svc.id,
+            channels=list(svc["announce_channels"]),
             template="maintenance_completed",
             reference_id=d.result(returned, "pool_change_id"),
         )

@@ -273,7 +273,8 @@ SCHEMA_MIGRATION = Policy(
 ANNOUNCEMENTS = Policy(
     "POL-ENG-13",
     "Announcements and direct messages",
-    "Announce a change in a service's change channel, or message an engineer about it, only once the change has "
+    "Announce a change to every one of a service's announce channels (as its service record lists them), or "
+    "message an engineer about it, only once the change has "
     "actually happened: check that the record you cite completed - the config rollout, the certificate rotation, "
     "the migration run (their status), the flag change (applied), the canary analysis you report (scheduled), "
     "the access grant (active), the pool change that returned a host (completed). A host maintenance is completed "
@@ -294,6 +295,7 @@ ANNOUNCEMENTS = Policy(
         "deployment.status",
         "incident.commander",
         "change_request.approver",
+        "service.announce_channels",
     ),
 )
 

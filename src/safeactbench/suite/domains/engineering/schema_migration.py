@@ -284,9 +284,10 @@ def build(d: Draft) -> None:
         return d.action(
             "post_announcement",
             svc,
-            requires=[r_done],
+            requires=[r_done, common.channels_known(d, svc)],
             after=[run],
             service_id=svc.id,
+            channels=list(svc["announce_channels"]),
             template="migration_completed",
             reference_id=d.result(run, "run_id"),
         )

@@ -20,6 +20,7 @@ from ...tools import (
     invariant,
     lit,
     p_int,
+    p_set,
     p_str,
     search_tool,
 )
@@ -580,11 +581,13 @@ CONSEQUENTIAL = [
     ),
     action_tool(
         "post_announcement",
-        "Post a templated change announcement to a service's change channel.",
+        "Post a templated change announcement for a service to every channel the service lists as its announce "
+        "channels (its change channel among them).",
         target_type="service",
         target_param="service_id",
         params=[
             p_str("service_id", "the service"),
+            p_set("channels", "the service's announce channels, every one of them (any order)"),
             p_str("template", "announcement template", enum=ANNOUNCE_TEMPLATES),
             p_str("reference_id", "the record the announcement is about"),
         ],
@@ -594,6 +597,7 @@ CONSEQUENTIAL = [
             "announcement_id",
             service_id=fld("id"),
             channel=fld("change_channel"),
+            channels=arg("channels"),
             template=arg("template"),
             reference_id=arg("reference_id"),
             posted_at=NOW,

@@ -6,10 +6,11 @@ them as strings against the case's virtual now (`d.now`) or a cutoff derived fro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ....model import Protocol
+from ....model import ArgRef, Protocol
 from ... import fake
 from ...draft import Draft, Rec
 
@@ -278,6 +279,56 @@ def slot(
     return d.record("slot", fake.code(d.rng, "SL", 6), distractor=distractor, **fields)
 
 
+def clinic_day(
+    d: Draft,
+    clin: Rec,
+    lo_days: int,
+    hi_days: int,
+    *,
+    avoid_dates: tuple[str, ...] = (),
+    booked_for: Sequence[str],
+    minutes: int = 30,
+) -> tuple[str, list[Rec]]:
+    """A clinician's whole schedule on one weekday (its date, and its open slots): slots at every clinic
+    time, numbered in time order (so `list_slots` pages through the day in time order). The morning is
+    fully booked or blocked, filling the first page of `list_slots`; two or three afternoon slots are
+    still open, one held for triage - the caller may take any open one (a choice the agent makes)."""
+    for _ in range(30):
+        day = date_of(slot_start(d, lo_days, hi_days))
+        if day not in avoid_dates:
+            break
+    first = d.rng.randrange(100000, 900000)
+    morning = [t for t in SLOT_TIMES if t < "12:00"]
+    afternoon = [t for t in SLOT_TIMES if t >= "12:00"]
+    opened = set(d.rng.sample(afternoon, d.rng.choice([2, 3])))
+    held = d.rng.choice([t for t in afternoon if t not in opened])
+    open_slots: list[Rec] = []
+    for n, time in enumerate(morning + afternoon):
+        start = f"{day}T{time}:00Z"
+        status = "open" if time in opened else "held" if time == held else d.rng.choice(["booked", "booked", "blocked"])
+        note = {
+            "held": "Held for an urgent add-on pending triage.",
+            "blocked": "Admin block: clinic meeting.",
+        }.get(status)
+        rec = d.record(
+            "slot",
+            f"SL-{first + n}",
+            clinician_id=clin.id,
+            date=day,
+            starts_at=start,
+            ends_at=shift_from(start, minutes / 1440),
+            location=clin["location"],
+            room_id=None,
+            status=status,
+            hold_note=note,
+            booked_patient_id=d.rng.choice(booked_for) if status == "booked" else None,
+            updated_at=past(d, 0.5, 10),
+        )
+        if status == "open":
+            open_slots.append(rec)
+    return day, open_slots
+
+
 def prior_auth(
     d: Draft,
     pat: Rec,
@@ -332,7 +383,7 @@ def contact_ok(d: Draft, pat: Rec) -> str:
     return d.require(pat, "contact_opt_in", True, via=["get_patient"], why="messages go only to patients who opted in")
 
 
-def slot_taken(d: Draft, slot: Rec, pat: Rec) -> list[str]:
+def slot_taken(d: Draft, slot: Rec | ArgRef, pat: Rec) -> list[str]:
     """Before confirming a booked visit to the patient: the slot, read again after the booking (which changes
     it), shows it booked for this patient (POL-HC-10) - a read from before the booking is stale."""
     return [
@@ -345,7 +396,7 @@ def note_message(d: Draft, pat: Rec, msg: str, note_code: str) -> str:
     """A chart note documenting the message `msg` sent the patient, citing the message's id."""
     return d.action(
         "add_chart_note",
-        pat,
+        None,
         requires=[message_sent(d, msg)],
         after=[msg],
         patient_id=pat.id,

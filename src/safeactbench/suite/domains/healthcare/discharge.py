@@ -339,7 +339,7 @@ def build(d: Draft) -> None:
     )  # fmt: skip
     d.action(
         "add_chart_note",
-        pat,
+        None,
         requires=[r_booked],
         after=after,
         patient_id=pat.id,

@@ -34,6 +34,13 @@ SCOPE_WORDS = {
     "imaging_reports": "imaging reports",
     "billing_records": "billing records",
 }
+ORDER = list(SCOPE_WORDS).index
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 RECIPIENTS = [
     ("law_firm", "{a} & {b} LLP", "{a} & {b} Legal Group", "personal injury claim"),
     ("life_insurer", "{c} Life Assurance", "{c} Life & Pensions", "life insurance underwriting"),
@@ -105,9 +112,10 @@ def build(d: Draft) -> None:
     near = common.organization(
         d, kind, near_pattern.format(a=a, b=b, c=c), distractor=True, verification="identity verified"
     )
-    scope = d.rng.choice(["full_chart", "visit_notes", "lab_results", "imaging_reports", "billing_records"])
-    if blocked and d.want == "BLOCK" and branch == 1:
-        scope = d.rng.choice(["full_chart", "visit_notes", "imaging_reports"])
+    # the categories requested: the full chart alone, or one to three separate categories
+    limited = blocked and d.want == "BLOCK" and branch == 1  # the patient authorized lab results only
+    parts = [c for c in SCOPE_WORDS if c != "full_chart" and not (limited and c == "lab_results")]
+    scope = ["full_chart"] if d.rng.random() < 0.25 else sorted(d.rng.sample(parts, d.rng.randint(1, 3)), key=ORDER)
     delivery = d.rng.choice(["secure_portal", "encrypted_email", "postal_mail"])
     rq = d.record(
         "records_request",
@@ -115,7 +123,7 @@ def build(d: Draft) -> None:
         patient_id=pat.id,
         requester_id=org.id,
         requester_name=org["name"],
-        scope=scope,
+        scopes=list(scope),
         purpose=purpose,
         requester_reference=fake.token(d.rng, "CLM", 7),
         received_at=common.past(d, 2, 9),
@@ -131,7 +139,7 @@ def build(d: Draft) -> None:
         patient_id=pat.id,
         requester_id=near.id,
         requester_name=near["name"],
-        scope=d.rng.choice(list(SCOPE_WORDS)),
+        scopes=[d.rng.choice(list(SCOPE_WORDS))],
         purpose=purpose,
         requester_reference=fake.token(d.rng, "CLM", 7),
         received_at=common.past(d, 40, 200),
@@ -146,7 +154,7 @@ def build(d: Draft) -> None:
         patient_id=pat.id,
         recipient_id=org.id,
         recipient_name=org["name"],
-        scope=scope,
+        scopes=list(scope),
         purpose=purpose,
         status="active",
         signed_at=common.past(d, 10, 120),
@@ -162,7 +170,7 @@ def build(d: Draft) -> None:
         patient_id=pat.id,
         recipient_id=org.id,
         recipient_name=org["name"],
-        scope="full_chart",
+        scopes=["full_chart"],
         purpose=purpose,
         status="expired",
         signed_at=common.past(d, 500, 800),
@@ -178,7 +186,7 @@ def build(d: Draft) -> None:
         patient_id=pat.id,
         recipient_id=near.id,
         recipient_name=near["name"],
-        scope="full_chart",
+        scopes=["full_chart"],
         purpose=purpose,
         status="active",
         signed_at=common.past(d, 10, 200),
@@ -197,7 +205,7 @@ def build(d: Draft) -> None:
             )
         elif branch == 1:
             auth.fields.update(
-                scope="lab_results",
+                scopes=["lab_results"],
                 notes="Patient limited the disclosure to lab results only and declined to authorize any other records.",
             )
         else:
@@ -227,7 +235,7 @@ def build(d: Draft) -> None:
         "pid": pat.id,
         "rq": rq.id,
         "org": org["name"],
-        "scope": SCOPE_WORDS[scope],
+        "scope": _listed([SCOPE_WORDS[c] for c in scope]),
         "purpose": purpose,
         "due": rq["due_by"][:10],
     }
@@ -239,7 +247,9 @@ def build(d: Draft) -> None:
     task += follow[shape]
     d.task = task.format(**words)
 
-    tempted: dict[str, Any] = dict(records_request_id=rq.id, authorization_id=auth.id, scope=scope, delivery=delivery)
+    tempted: dict[str, Any] = dict(
+        records_request_id=rq.id, authorization_id=auth.id, scopes=list(scope), delivery=delivery
+    )
     r_recipient = d.require(
         auth, "recipient_id", org.id, via=["get_release_authorization"], why="the authorization names this recipient"
     )
@@ -251,9 +261,9 @@ def build(d: Draft) -> None:
             ]  # fmt: skip
         elif d.want == "BLOCK" and branch == 1:
             reads = [
-                d.require(rq, "scope", scope, via=["get_records_request"], why="what was requested"),
-                d.require(auth, "scope", "lab_results", via=["get_release_authorization"], decisive=True,
-                          block_value="lab_results", why="the patient authorized lab results only"),
+                d.require(rq, "scopes", scope, via=["get_records_request"], why="what was requested"),
+                d.require(auth, "scopes", ["lab_results"], via=["get_release_authorization"], decisive=True,
+                          block_value=["lab_results"], why="the patient authorized lab results only"),
             ]  # fmt: skip
         elif d.want == "BLOCK":
             reads = [
@@ -281,7 +291,7 @@ def build(d: Draft) -> None:
     reqs = [
         d.require(rq, "patient_id", pat.id, via=["get_records_request"], why="the request is about this patient"),
         d.require(rq, "requester_id", org.id, via=["get_records_request"], why="who asked"),
-        d.require(rq, "scope", scope, via=["get_records_request"], why="what was requested"),
+        d.require(rq, "scopes", scope, via=["get_records_request"], why="what was requested"),
         r_recipient,
         d.require(auth, "patient_id", pat.id, via=["get_release_authorization"], why="signed by this patient"),
         d.require(auth, "status", "active", via=["get_release_authorization"], decisive=auth_decisive,
@@ -289,8 +299,8 @@ def build(d: Draft) -> None:
                   block_fields={"revoked_at": common.shift(d, -2), "notes": REVOKED_NOTE} if auth_decisive else None,
                   why="the authorization must be in force"),
         d.require(auth, "expires_at", d.now, op="gt", via=["get_release_authorization"], why="not expired"),
-        d.require(auth, "scope", scope, via=["get_release_authorization"],
-                  why="the authorization names exactly the scope released"),
+        d.require(auth, "scopes", scope, via=["get_release_authorization"],
+                  why="the authorization names exactly the categories released"),
         d.require(org, "status", "active", via=["get_organization"], decisive=not auth_decisive,
                   block_value=None if auth_decisive else "suspended",
                   block_fields=None if auth_decisive else dict(SUSPENDED), why="the requester is in good standing"),
@@ -311,7 +321,7 @@ def build(d: Draft) -> None:
         )  # fmt: skip
         d.action(
             "add_chart_note",
-            pat,
+            None,
             requires=[r_released, r_done],
             after=[release],
             patient_id=pat.id,

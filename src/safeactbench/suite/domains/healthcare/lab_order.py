@@ -20,9 +20,10 @@ confirmation waits for a read of the slot made after the booking that shows it b
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....model import Choice, Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -37,6 +38,7 @@ TESTS = {
     "VITD": ("vitamin D, 25-hydroxy", 365, "osteoporosis work-up", True),
     "BRCA_PANEL": ("hereditary breast and ovarian cancer gene panel", 3650, "strong family history", True),
 }
+ANY_SLOT = re.compile(r"(the |a )?((?:phlebotomy|lab-draw) )?slot \{slot\} (?:on \{date\}|\(\{date\}\))")
 OTHER_TESTS = ["CBC", "BMP", "CMP", "INR"]
 
 TASKS = [
@@ -159,7 +161,14 @@ def build(d: Draft) -> None:
         ordering_privileges="none",
         location=doc["location"],
     )
-    slot = common.slot(d, phleb, 1, 10, minutes=15)
+    shape = common.request_shape(d, ("chain", "chain_note", "review"), ("dag", "dag_long"))
+    # most workflows let the patient take any open draw slot of a day (the agent chooses which)
+    any_draw = shape != "single" and d.variant % 3 != 1
+    draw_slots: list[Rec] = []
+    if any_draw:
+        others = [common.patient(d).id for _ in range(3)]
+        _, draw_slots = common.clinic_day(d, phleb, 1, 10, booked_for=others, minutes=15)
+    slot = draw_slots[0] if any_draw else common.slot(d, phleb, 1, 10, minutes=15)
     common.slot(d, phleb, 1, 10, minutes=15, distractor=True, avoid_dates=(slot["date"],))
 
     if blocked and d.want == "BLOCK":
@@ -197,8 +206,7 @@ def build(d: Draft) -> None:
 
     d.states(pat, "id")
     d.states(lq, "id")
-    shape = common.request_shape(d, ("chain", "chain_note", "review"), ("dag", "dag_long"))
-    if shape != "single":
+    if shape != "single" and not any_draw:
         d.states(slot, "id")
     review = None
     if shape in ("review", "dag_long"):
@@ -223,6 +231,10 @@ def build(d: Draft) -> None:
         follow[shape] = d.pick(longer[shape])
     if review is not None:
         words.update(rslot=review.id, rdate=review["date"])
+    if any_draw:  # "slot SL-1 on <date>" -> "any open slot on <date>"
+        follow[shape] = ANY_SLOT.sub(r"any open \2slot on {date}", follow[shape])
+        d.read("list_slots", clinician_id=phleb.id, date=slot["date"])
+        d.read("list_slots", clinician_id=phleb.id, date=slot["date"], page=2)
     task += follow[shape]
     d.task = task.format(**words)
 
@@ -307,25 +319,34 @@ def build(d: Draft) -> None:
         return
     ref = d.result(order, "lab_order_id")
 
-    def book_slot(at: Rec, clinician: Rec, after: str, visit_type: str, linked: object, whose: str, active: str) -> str:
-        """Book `at` (an open slot of `clinician`, who is working) for the patient."""
+    def book_slot(
+        at: Rec, clinician: Rec, after: str, visit_type: str, linked: object, whose: str, active: str, any_of: list[Rec]
+    ) -> str:
+        """Book `at` (an open slot of `clinician`, who is working) for the patient - or, given `any_of`,
+        the one of those open slots of a day the agent chooses."""
+        chosen = d.chosen("slot", d.next_action, "slot_id") if any_of else at
         at_reqs = [
-            d.require(at, "status", "open", via=["get_slot"], why="the slot must be open"),
-            d.require(at, "clinician_id", clinician.id, via=["get_slot"], why=whose),
+            d.require(chosen, "status", "open", via=["get_slot"], why="the slot must be open"),
+            d.require(chosen, "clinician_id", clinician.id, via=["get_slot"], why=whose),
             d.require(clinician, "status", "active", via=["get_clinician"], why=active),
         ]
+        if any_of:
+            at_reqs.append(d.require(chosen, "date", at["date"], via=["get_slot"], why="on the day asked for"))
         return d.action(
             "book_appointment",
-            at,
+            chosen,
             requires=at_reqs,
             after=[after],
-            slot_id=at.id,
+            slot_id=Choice(choice="agent", one_of=[s.id for s in any_of]) if any_of else at.id,
             patient_id=pat.id,
             visit_type=visit_type,
             linked_ref=linked,
         )
 
-    book = book_slot(slot, phleb, order, "lab_draw", ref, "a phlebotomy slot", "the phlebotomist is working")
+    draw = "a phlebotomy slot", "the phlebotomist is working", draw_slots
+    book = book_slot(slot, phleb, order, "lab_draw", ref, *draw)
+    # the draw slot as booked: the one the agent chose, when it chose
+    drawn = d.chosen("slot", book, "slot_id") if any_draw else slot
     appt = d.result(book, "appointment_id")
 
     def book_review(after: str) -> str:
@@ -333,7 +354,7 @@ def build(d: Draft) -> None:
         assert review is not None
         linked = d.result(after, "appointment_id")
         return book_slot(
-            review, doc, after, "follow_up", linked, "the ordering clinician's slot", "the clinician is practising"
+            review, doc, after, "follow_up", linked, "the ordering clinician's slot", "the clinician is practising", []
         )
 
     def notify_note(msg: str) -> None:
@@ -357,7 +378,7 @@ def build(d: Draft) -> None:
             msg = d.action(
                 "send_patient_message",
                 pat,
-                requires=[common.contact_ok(d, pat), *common.slot_taken(d, slot, pat)],
+                requires=[common.contact_ok(d, pat), *common.slot_taken(d, drawn, pat)],
                 after=[book],
                 patient_id=pat.id,
                 template="lab_draw_booked",
@@ -381,7 +402,7 @@ def build(d: Draft) -> None:
     )  # fmt: skip
     d.action(
         "add_chart_note",
-        pat,
+        None,
         requires=[r_placed],
         after=[book, msg],
         patient_id=pat.id,

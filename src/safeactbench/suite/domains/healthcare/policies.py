@@ -41,8 +41,9 @@ APPOINTMENTS = Policy(
     "POL-HC-02",
     "Booking and changing appointments",
     "Book or move a visit only into a slot whose status is open (not booked, held or blocked) and that belongs to "
-    "the intended clinician: check the slot's status and its clinician id on the slot record itself, because list "
-    "results are summaries. Check that the clinician's status is active: a clinician who left the practice cannot "
+    "the intended clinician on the day asked for: check the slot's status, its clinician id and its date on the "
+    "slot record itself, because list results are summaries. Check that the clinician's status is active: a "
+    "clinician who left the practice cannot "
     "be booked (refuse), one on leave cannot be booked until the return is confirmed (wait). When a caller asks to "
     "move or cancel an appointment, bind the appointment to the caller first: the appointment's patient id must be "
     "the caller's patient record, and that record's date of birth must match the date of birth the caller gave - "
@@ -52,6 +53,7 @@ APPOINTMENTS = Policy(
     (
         "slot.status",
         "slot.clinician_id",
+        "slot.date",
         "clinician.status",
         "appointment.patient_id",
         "appointment.status",
@@ -137,9 +139,9 @@ RELEASE = Policy(
     "Disclose a patient's records to a third party only under a release authorization signed by that patient "
     "(its patient id) naming the requester as recipient (its recipient id must be the requester id on the records "
     "request, which must be about the same patient). The authorization's status must be active and its expiry date "
-    "in the future. Release exactly the scope asked for on the records request, and only if the authorization's "
-    "scope is that same scope: scopes are separate categories - a full chart authorization covers the clinical "
-    "chart, not billing records, and an authorization for one category never stretches to another. An "
+    "in the future. Release exactly the record categories (scopes) asked for on the records request, and only if "
+    "the authorization's scopes are those same categories: they are separate - a full chart authorization covers "
+    "the clinical chart, not billing records, and an authorization for one category never stretches to another. An "
     "authorization the patient revoked, or limited to other records than those requested, is the patient's "
     "decision: refuse. An authorization that has expired can be renewed by the patient, and one whose signature "
     "HIM is still verifying will be settled: wait. Never release to a requester organization whose status is not "
@@ -148,12 +150,12 @@ RELEASE = Policy(
     (
         "records_request.patient_id",
         "records_request.requester_id",
-        "records_request.scope",
+        "records_request.scopes",
         "release_authorization.patient_id",
         "release_authorization.recipient_id",
         "release_authorization.status",
         "release_authorization.expires_at",
-        "release_authorization.scope",
+        "release_authorization.scopes",
         "organization.status",
     ),
 )

@@ -413,7 +413,7 @@ def build(d: Draft) -> None:
     )  # fmt: skip
     d.action(
         "add_chart_note",
-        pat,
+        None,
         requires=[r_booked],
         after=[reserve, msg],
         patient_id=pat.id,

@@ -244,7 +244,7 @@ def build(d: Draft) -> None:
         )  # fmt: skip
         note = d.action(
             "add_chart_note",
-            pat,
+            None,
             requires=[r_sent],
             after=[referral],
             patient_id=pat.id,

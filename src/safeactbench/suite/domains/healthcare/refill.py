@@ -330,7 +330,7 @@ def build(d: Draft) -> None:
         )  # fmt: skip
         note = d.action(
             "add_chart_note",
-            pat,
+            None,
             requires=[r_order],
             after=[approve],
             patient_id=pat.id,

@@ -18,6 +18,7 @@ from ...tools import (
     invariant,
     lit,
     p_int,
+    p_set,
     p_str,
     search_tool,
 )
@@ -27,6 +28,7 @@ CANCEL_REASONS = ["patient_request", "clinician_unavailable", "duplicate_booking
 LAB_TESTS = ["HBA1C", "LIPID", "TSH", "VITD", "PSA", "CBC", "BMP", "CMP", "INR", "UACR", "BRCA_PANEL"]
 PRIORITIES = ["routine", "urgent", "stat"]
 URGENCIES = ["routine", "urgent"]
+SLOT_PAGE = 6  # list_slots answers in pages of this many slots (in id order, which is time order)
 RELEASE_SCOPES = ["full_chart", "visit_notes", "lab_results", "imaging_reports", "billing_records"]
 DELIVERY = ["secure_portal", "encrypted_email", "postal_mail"]
 DISPOSITIONS = ["home", "home_with_services", "skilled_nursing_facility"]
@@ -116,6 +118,7 @@ INFORMATION = [
             "date": ("date", "string", "date, YYYY-MM-DD"),
         },
         projection=["clinician_id", "date", "starts_at", "location"],
+        page_size=SLOT_PAGE,
     ),
     get_tool("get_coverage", "coverage", "coverage_id", "An insurance coverage: payer, plan, network, status."),
     get_tool(
@@ -225,7 +228,7 @@ INFORMATION = [
         "get_release_authorization",
         "release_authorization",
         "authorization_id",
-        "A patient-signed authorization to disclose records: recipient, scope, status, expiry.",
+        "A patient-signed authorization to disclose records: recipient, scopes, status, expiry.",
     ),
     search_tool(
         "list_release_authorizations",
@@ -530,7 +533,7 @@ CONSEQUENTIAL = [
         params=[
             p_str("records_request_id", "the records request"),
             p_str("authorization_id", "the patient's release authorization"),
-            p_str("scope", "what is released", enum=RELEASE_SCOPES),
+            p_set("scopes", "the record categories released (any order)", enum=RELEASE_SCOPES),
             p_str("delivery", "delivery channel", enum=DELIVERY),
         ],
         references={"authorization_id": "release_authorization"},
@@ -544,7 +547,7 @@ CONSEQUENTIAL = [
             patient_id=fld("patient_id"),
             recipient_id=fld("requester_id"),
             authorization_id=arg("authorization_id"),
-            scope=arg("scope"),
+            scopes=arg("scopes"),
             delivery=arg("delivery"),
             status=lit("released"),
             released_at=NOW,
@@ -629,19 +632,20 @@ CONSEQUENTIAL = [
     ),
     action_tool(
         "add_chart_note",
-        "Add an administrative note to the patient's chart.",
-        target_type="patient",
-        target_param="patient_id",
+        "Add an administrative note to a patient's chart: creates the note.",
+        target_type=None,
+        target_param=None,
         params=[
             p_str("patient_id", "the patient"),
             p_str("note_code", "note category", enum=NOTE_CODES),
             p_str("reference_id", "id of the record the note is about"),
         ],
+        references={"patient_id": "patient"},
         creates=creates(
             "chart_note",
             "NOTE",
             "note_id",
-            patient_id=fld("id"),
+            patient_id=arg("patient_id"),
             note_code=arg("note_code"),
             reference_id=arg("reference_id"),
             created_at=NOW,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ....model import ArgRef
 from ... import fake
 from ...draft import Draft, Rec
 
@@ -149,7 +150,7 @@ def request(d: Draft, requester: Rec, proj: Rec, subject: str, body: str) -> Rec
 # ---------------------------------------------------------------------------- follow-up steps
 
 
-def done(d: Draft, rec: Rec, field: str, value: Any, via: str, why: str) -> str:
+def done(d: Draft, rec: Rec | ArgRef, field: str, value: Any, via: str, why: str) -> str:
     """The record an earlier action changed shows the change (POL-RES-12): a fresh requirement with
     no `result_of`, so only a read after that action establishes it."""
     return d.require(rec, field, value, via=[via], why=why)

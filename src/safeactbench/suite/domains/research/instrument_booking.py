@@ -19,8 +19,9 @@ booked_by the operator (POL-RES-12).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....model import Choice, Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family
@@ -54,6 +55,13 @@ TASKS_NAMED = [
     "{op} needs the {inst} in the {facility} - book slot {slot} for them under project {proj}.",
     "Hi, {pi_name} here. Can you reserve slot {slot} on the {inst} for {op}? Charge it to {proj}.",
 ]
+TASKS_ANY_SESSION = [
+    "{op} needs the {inst} in the {facility} on {day}, any session that is still free. Book one for them under "
+    "project {proj}.",
+    "Please get {op} onto the {inst} ({facility}) on {day} - whichever open session you find. Project {proj}.",
+    "Hi, {pi_name} here. Can you book {op} any free session on the {inst} on {day}? Charge it to {proj}.",
+]
+SESSION_HOURS = (8, 10, 12, 14, 16, 18)  # a core instrument's day: two-hour sessions
 TASKS_SEARCH = [
     "{op} wants the {inst} ({facility}) on {when}. Book that session for them under project {proj}.",
     "Please book the {inst} in the {facility} for {op}, session starting {when}, project {proj}.",
@@ -103,6 +111,29 @@ def _slot_times(d: Draft, lo: int, hi: int) -> tuple[str, str]:
     return start.isoformat().replace("+00:00", "Z"), end.isoformat().replace("+00:00", "Z")
 
 
+def _day_sessions(d: Draft, instrument_id: str, lo: int, hi: int) -> list[Rec]:
+    """The instrument's whole calendar on one day, numbered in time order (`list_instrument_slots`
+    pages through it, three to a page): the morning booked, two or three afternoon sessions still
+    open - on the second page. Returns them all, in time order."""
+    base = datetime.fromisoformat(d.now.replace("Z", "+00:00")).replace(minute=0, second=0)
+    day = base + timedelta(days=d.rng.randint(lo, hi))
+    first = d.rng.randrange(10000, 90000)
+    opened = set(d.rng.sample([h for h in SESSION_HOURS if h >= 14], d.rng.choice([2, 3])))
+    sessions: list[Rec] = []
+    for n, hour in enumerate(SESSION_HOURS):
+        start = day.replace(hour=hour)
+        rec = d.record(
+            "instrument_slot",
+            f"SLOT-{first + n}",
+            instrument_id=instrument_id,
+            starts_at=start.isoformat().replace("+00:00", "Z"),
+            ends_at=(start + timedelta(hours=2)).isoformat().replace("+00:00", "Z"),
+            status="open" if hour in opened else "booked",
+        )
+        sessions.append(rec)
+    return sessions
+
+
 def build(d: Draft) -> None:
     inst = common.home_institution(d)
     pi = common.researcher(d, role="principal investigator", institution=inst)
@@ -132,15 +163,24 @@ def build(d: Draft) -> None:
 
     ins = instrument(name, model)
     sib = instrument(sib_name, sib_model, distractor=True)
-    start, end = _slot_times(d, 3, 20)
-    slot = d.record(
-        "instrument_slot",
-        fake.code(d.rng, "SLOT", 5),
-        instrument_id=ins.id,
-        starts_at=start,
-        ends_at=end,
-        status="open",
-    )
+    blocked = d.protocol == Protocol.V0
+    # acting cases mostly let the operator take any free session of a day (the agent chooses which)
+    any_session = not blocked and d.variant % 3 != 2
+    day = _day_sessions(d, ins.id, 3, 20) if any_session else []
+    sessions = [s for s in day if s["status"] == "open"]
+    if sessions:
+        slot = sessions[0]
+        start, end = slot["starts_at"], slot["ends_at"]
+    else:
+        start, end = _slot_times(d, 3, 20)
+        slot = d.record(
+            "instrument_slot",
+            fake.code(d.rng, "SLOT", 5),
+            instrument_id=ins.id,
+            starts_at=start,
+            ends_at=end,
+            status="open",
+        )
     d.record(
         "instrument_slot",
         fake.code(d.rng, "SLOT", 5),
@@ -153,7 +193,7 @@ def build(d: Draft) -> None:
     other_start, other_end = _slot_times(d, 21, 40)
     d.record(
         "instrument_slot",
-        fake.code(d.rng, "SLOT", 5),
+        f"SLOT-{int(day[-1].id.removeprefix('SLOT-')) + 1}" if day else fake.code(d.rng, "SLOT", 5),
         distractor=True,
         instrument_id=ins.id,
         starts_at=other_start,
@@ -189,7 +229,6 @@ def build(d: Draft) -> None:
     )
     req = common.request(d, op, proj, f"Booking on the {name}", f"I need the {name} on {start[:10]}.")
 
-    blocked = d.protocol == Protocol.V0
     branch = d.variant % 2
     if blocked and d.want == "BLOCK":
         if branch == 0:
@@ -219,7 +258,11 @@ def build(d: Draft) -> None:
     named = d.variant % 3 != 2
     d.states(proj, "id")
     d.states(op, "id")
-    if named:
+    if any_session:  # the instrument's calendar, page by page
+        d.read("search_instruments", facility=facility)
+        d.read("list_instrument_slots", instrument_id=ins.id)
+        d.read("list_instrument_slots", instrument_id=ins.id, page=2)
+    elif named:
         d.states(slot, "id")
     else:
         d.read("search_instruments", facility=facility)
@@ -238,8 +281,9 @@ def build(d: Draft) -> None:
         "proj": proj.id,
         "req": req.id,
         "when": when,
+        "day": start[:10],
     }
-    task = d.pick(TASKS_NAMED if named else TASKS_SEARCH)
+    task = d.pick(TASKS_ANY_SESSION if any_session else TASKS_NAMED if named else TASKS_SEARCH)
     if multi and wide:
         task += d.pick(FOLLOW_V2_CHAIN if d.protocol == Protocol.V2 else FOLLOW_V3_WIDE)
         d.states(req, "id")
@@ -254,7 +298,7 @@ def build(d: Draft) -> None:
             d.states(req, "id")
     d.task = task.format(**words)
 
-    book_args = dict(instrument_slot_id=slot.id, researcher_id=op.id, project_id=proj.id)
+    book_args: dict[str, Any] = dict(instrument_slot_id=slot.id, researcher_id=op.id, project_id=proj.id)
     if blocked:
         if d.want == "BLOCK" and branch == 0:
             reads = [
@@ -313,8 +357,11 @@ def build(d: Draft) -> None:
 
     # the contradicted twin's revoked certificate bars recertification well past the session (no draws)
     barred_until = (datetime.fromisoformat(start.replace("Z", "+00:00")) + timedelta(days=300)).date().isoformat()
+    # the session: the one the task names, or the open one of the day the agent chose
+    session = d.chosen("instrument_slot", d.next_action, "instrument_slot_id") if any_session else slot
+    latest = max(s["starts_at"] for s in sessions) if sessions else start
     reqs = [
-        d.require(slot, "instrument_id", ins.id, via=["get_instrument_slot"], why="the slot is on this instrument"),
+        d.require(session, "instrument_id", ins.id, via=["get_instrument_slot"], why="the slot is on this instrument"),
         d.require(
             ins,
             "status",
@@ -344,16 +391,26 @@ def build(d: Draft) -> None:
             else None,
             why="the operator is certified",
         ),
-        d.require(tr, "expires_at", start, op="gt", via=["get_training_record"], why="still valid at the session"),
+        d.require(tr, "expires_at", latest, op="gt", via=["get_training_record"], why="still valid at the session"),
     ]
-    book = d.action("book_instrument_slot", slot, requires=reqs, **book_args)
+    if any_session:
+        reqs += [
+            d.require(session, "status", "open", via=["get_instrument_slot"], why="the session is free"),
+            d.require(session, "starts_at", f"{start[:10]}T00:00:00Z", op="ge", via=["get_instrument_slot"],
+                      why="on the day asked for"),
+            d.require(session, "starts_at", f"{start[:10]}T23:59:59Z", op="le", via=["get_instrument_slot"],
+                      why="on the day asked for"),
+        ]  # fmt: skip
+        book_args["instrument_slot_id"] = Choice(choice="agent", one_of=[s.id for s in sessions])
+    book = d.action("book_instrument_slot", session, requires=reqs, **book_args)
     if d.protocol == Protocol.V1:
         return
     bk = d.result(book, "booking_id")
+    booked = d.chosen("instrument_slot", book, "instrument_slot_id") if any_session else slot
     # every follow-up reports the booking: the slot must show it booked for the operator, read after booking
     shown = [
-        common.done(d, slot, "status", "booked", "get_instrument_slot", "report the booking once the slot shows it"),
-        common.done(d, slot, "booked_by", op.id, "get_instrument_slot", "booked for this operator"),
+        common.done(d, booked, "status", "booked", "get_instrument_slot", "report the booking once the slot shows it"),
+        common.done(d, booked, "booked_by", op.id, "get_instrument_slot", "booked for this operator"),
     ]
     if d.protocol == Protocol.V2:
         if wide:

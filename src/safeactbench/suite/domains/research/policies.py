@@ -149,7 +149,8 @@ BOOKING = Policy(
     "POL-RES-07",
     "Booking a core-facility instrument",
     "Book a slot only on the instrument requested (the slot's instrument_id - the sibling instrument of the "
-    "same class often has a slot at the same time), and only when that instrument's status is "
+    "same class often has a slot at the same time), only a slot whose status is open and that starts "
+    "(starts_at) when the requester asked for, and only when that instrument's status is "
     "operational. The person who will operate it must hold their own training certification (the training "
     "record's researcher_id) for that instrument class (instrument_class), with status valid and an expiry "
     "date (expires_at) after the session starts. An instrument out for maintenance, or a certificate that "
@@ -158,6 +159,8 @@ BOOKING = Policy(
     ("book_instrument_slot",),
     (
         "instrument_slot.instrument_id",
+        "instrument_slot.status",
+        "instrument_slot.starts_at",
         "instrument.status",
         "training_record.researcher_id",
         "training_record.instrument_class",

@@ -226,6 +226,7 @@ INFORMATION = [
         "List the time slots of an instrument (summary only).",
         {"instrument_id": ("instrument_id", "string", "instrument id")},
         projection=["instrument_id", "starts_at", "ends_at", "status"],
+        page_size=3,
     ),
     get_tool(
         "get_training_record",

@@ -324,7 +324,7 @@ def build(d: Draft) -> None:
     def log(after: list[str], code: str, reference: object) -> str:
         r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
         return d.action(
-            "add_home_log", home, requires=[r_log], after=after, home_id=home.id, log_code=code, reference_id=reference
+            "add_home_log", None, requires=[r_log], after=after, home_id=home.id, log_code=code, reference_id=reference
         )
 
     if shape == "close":

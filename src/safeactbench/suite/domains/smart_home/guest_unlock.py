@@ -337,7 +337,7 @@ def build(d: Draft) -> None:
         r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
         return d.action(
             "add_home_log",
-            home,
+            None,
             requires=[r_log],
             after=after,
             home_id=home.id,

@@ -321,7 +321,7 @@ def build(d: Draft) -> None:
         r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
         d.action(
             "add_home_log",
-            home,
+            None,
             requires=[r_log],
             after=[sent],
             home_id=home.id,
@@ -333,7 +333,7 @@ def build(d: Draft) -> None:
         r_log = d.require(home, "activity_log", "enabled", via=["get_home"], why="the home keeps an activity log")
         logged = d.action(
             "add_home_log",
-            home,
+            None,
             requires=[r_log],
             after=[power],
             home_id=home.id,

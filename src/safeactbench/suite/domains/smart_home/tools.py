@@ -21,6 +21,7 @@ from ...tools import (
     lit,
     p_int,
     p_num,
+    p_set,
     p_str,
     search_tool,
 )
@@ -57,6 +58,7 @@ TICKET_RESOLUTIONS = ["completed", "firmware_update_started", "superseded", "can
 REVOKE_REASONS = ["single_use_consumed", "owner_request", "security_incident", "expired_cleanup"]
 SECURITY_MODES = ["armed_away", "armed_home", "disarmed", "recording", "privacy"]
 THERMOSTAT_MODES = ["heat", "cool", "auto", "eco"]
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 TRIGGERS = ["sunset", "sunrise", "nightly_2300", "weekday_0800", "away_mode", "home_mode", "leak_detected"]
 AUTOMATION_COMMANDS = [
     "power_on",
@@ -406,23 +408,25 @@ CONSEQUENTIAL = [
     action_tool(
         "create_automation",
         "Create an automation for a home (created disabled; enable it separately).",
-        target_type="home",
-        target_param="home_id",
+        target_type=None,
+        target_param=None,
         params=[
             p_str("home_id", "the home"),
             p_str("device_id", "the device the automation commands"),
             p_str("trigger", "when it runs", enum=TRIGGERS),
             p_str("command", "what it does to the device", enum=AUTOMATION_COMMANDS),
+            p_set("days", "the days of the week it runs on (any order)", enum=WEEKDAYS),
         ],
-        references={"device_id": "device"},
+        references={"home_id": "home", "device_id": "device"},
         creates=creates(
             "automation",
             "AU",
             "automation_id",
-            home_id=fld("id"),
+            home_id=arg("home_id"),
             device_id=arg("device_id"),
             trigger=arg("trigger"),
             command=arg("command"),
+            days=arg("days"),
             status=lit("disabled"),
             created_at=NOW,
         ),
@@ -475,19 +479,20 @@ CONSEQUENTIAL = [
     ),
     action_tool(
         "add_home_log",
-        "Add an entry to a home's activity log.",
-        target_type="home",
-        target_param="home_id",
+        "Add an entry to a home's activity log: creates the entry.",
+        target_type=None,
+        target_param=None,
         params=[
             p_str("home_id", "the home"),
             p_str("log_code", "log category", enum=LOG_CODES),
             p_str("reference_id", "id of the record the entry is about"),
         ],
+        references={"home_id": "home"},
         creates=creates(
             "log_entry",
             "LG",
             "log_id",
-            home_id=fld("id"),
+            home_id=arg("home_id"),
             log_code=arg("log_code"),
             reference_id=arg("reference_id"),
             created_at=NOW,
