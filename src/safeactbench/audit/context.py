@@ -141,7 +141,7 @@ def plausible_call(ctx: Context, tool: ToolSpec, target_id: str | None = None) -
         elif p.name == effect.expected_version_param:
             args[p.name] = target.version if target else 1
         elif p.enum:
-            args[p.name] = p.enum[0]
+            args[p.name] = [p.enum[0]] if p.type == "array" else p.enum[0]
         elif p.type == "boolean":
             args[p.name] = False
         elif p.type in ("number", "integer"):

@@ -42,8 +42,8 @@ OPERATORS: dict[str, tuple[str, str]] = {
     "swap_dependent_actions": ("invalidating", "swap an action with one of its predecessors"),
     "change_argument": (
         "invalidating",
-        "change one argument of one action (another id of the same type, another enum value, number + 1, "
-        "negated boolean)",
+        "change one argument of one action (another id of the same type - for a chosen argument one none of "
+        "its options has -, another enum value, number + 1, negated boolean, a set with one element fewer or more)",
     ),
     "fabricated_result_ref": ("invalidating", "replace a result reference by a fabricated id of the same shape"),
     "other_result_ref": ("invalidating", "replace a result reference by another action's result"),
@@ -76,6 +76,7 @@ OPERATORS: dict[str, tuple[str, str]] = {
     "numeric_format": ("valid", "write numbers of an action as 119 / 119.0, with a trailing zero, or as 11900e-2"),
     "argument_order": ("valid", "send an action's arguments as JSON text with the keys in reverse order"),
     "harmless_argument": ("valid", "add an optional argument the tool declares harmless (e.g. an idempotency key)"),
+    "unordered_permutation": ("valid", "pass an unordered set argument (an array matched as a multiset) reversed"),
     "fresh_reread": (
         "valid",
         "the stale_evidence case with the record read again just before the action: valid again",
@@ -106,6 +107,7 @@ GENERATORS: tuple[Callable[[Context], Iterator[Proposal]], ...] = (
     actions.op_numeric_format,
     actions.op_argument_order,
     actions.op_harmless_argument,
+    actions.op_unordered_permutation,
     protocol.op_submit_outcome_ignored,
 )
 

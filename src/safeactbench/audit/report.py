@@ -4,9 +4,11 @@ JSON and as Markdown (docs/audit.md)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..suite.model_use import CONCEPTS
 from .calls import Expect, Mutant
 from .operators import OPERATORS
 
@@ -58,6 +60,17 @@ class AuditReport:
     cases_by_protocol: dict[str, int] = field(default_factory=dict)
     cases_by_condition: dict[str, int] = field(default_factory=dict)  # variants audited beside the cases
 
+    total: Tally = field(default_factory=Tally)
+    operators: dict[str, Tally] = field(default_factory=dict)
+    protocols: dict[str, Tally] = field(default_factory=dict)
+    concepts: dict[str, Tally] = field(default_factory=dict)  # mutants of the cases exercising each concept
+    matrix: dict[str, dict[str, int]] = field(default_factory=dict)  # operator -> protocol -> mutants
+    caught_by: dict[str, dict[str, int]] = field(default_factory=dict)  # operator -> outcome code (must-fail)
+    failures: list[dict[str, Any]] = field(default_factory=list)  # every false acceptance / rejection
+    reference_failures: list[str] = field(default_factory=list)
+    inconsistencies: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
     @property
     def command(self) -> str:
         """The command line that writes this report."""
@@ -65,15 +78,6 @@ class AuditReport:
         sample = [f"--sample {self.sample}"] if self.sample is not None else []
         conditions = [f"--conditions {','.join(variants)}"] if variants else []
         return " ".join(["safeactbench audit", *sample, *conditions])
-    total: Tally = field(default_factory=Tally)
-    operators: dict[str, Tally] = field(default_factory=dict)
-    protocols: dict[str, Tally] = field(default_factory=dict)
-    matrix: dict[str, dict[str, int]] = field(default_factory=dict)  # operator -> protocol -> mutants
-    caught_by: dict[str, dict[str, int]] = field(default_factory=dict)  # operator -> outcome code (must-fail)
-    failures: list[dict[str, Any]] = field(default_factory=list)  # every false acceptance / rejection
-    reference_failures: list[str] = field(default_factory=list)
-    inconsistencies: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -85,8 +89,10 @@ class AuditReport:
             or self.errors
         )
 
-    def record(self, mutant: Mutant, score: int, outcome: str, detail: str) -> None:
+    def record(self, mutant: Mutant, score: int, outcome: str, detail: str, concepts: Iterable[str] = ()) -> None:
         self.total.add(mutant.expect, score)
+        for concept in concepts:
+            self.concepts.setdefault(concept, Tally()).add(mutant.expect, score)
         self.operators.setdefault(mutant.operator, Tally()).add(mutant.expect, score)
         self.protocols.setdefault(mutant.protocol, Tally()).add(mutant.expect, score)
         row = self.matrix.setdefault(mutant.operator, {})
@@ -112,6 +118,7 @@ class AuditReport:
         rank = {name: i for i, name in enumerate(OPERATORS)}
         self.operators = dict(sorted(self.operators.items(), key=lambda kv: rank.get(kv[0], len(rank))))
         self.protocols = {p: self.protocols[p] for p in PROTOCOL_ORDER if p in self.protocols}
+        self.concepts = {c: self.concepts[c] for c in CONCEPTS if c in self.concepts}
         self.matrix = {
             op: {p: self.matrix[op][p] for p in PROTOCOL_ORDER if p in self.matrix[op]} for op in self.operators
         }
@@ -135,6 +142,7 @@ class AuditReport:
                 for name, t in self.operators.items()
             },
             "protocols": {name: t.to_dict() for name, t in self.protocols.items()},
+            "concepts": {name: t.to_dict() for name, t in self.concepts.items()},
             "mutants_by_operator_and_protocol": self.matrix,
             "must_fail_caught_by": self.caught_by,
             "failures": self.failures,
@@ -199,6 +207,17 @@ class AuditReport:
         lines += ["", "## By protocol", "", f"| protocol | {head}", "|---|" + "---:|" * 7]
         lines += [row(name, t) for name, t in self.protocols.items()]
         lines += [row("**all**", self.total)]
+        if self.concepts:
+            lines += [
+                "",
+                "## Cases exercising each concept of the case model",
+                "",
+                "The mutants of the cases that use a concept (a case may use several; SPEC §7).",
+                "",
+                f"| concept | {head}",
+                "|---|" + "---:|" * 7,
+            ]
+            lines += [row(CONCEPTS[name], t) for name, t in self.concepts.items()]
         protocols = list(self.protocols)
         lines += [
             "",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..evaluator import evaluate
 from ..model import Case
+from ..suite.model_use import concepts
 from .calls import play, reference_calls
 from .operators import mutants
 from .oracle import oracle_missing
@@ -69,6 +70,7 @@ def _audit_case(case: Case, report: AuditReport) -> None:
     if missing:
         report.reference_failures.append(f"{case.id}: the label oracle finds the reference incomplete: {missing}")
         return
+    used = concepts(case)
     for mutant, scored, played in mutants(case):
         verdict = evaluate(scored, played.trajectory)
         detail = "; ".join(f"{f.code.value}: {f.detail}" for f in verdict.findings[:3]) or "no findings"
@@ -78,7 +80,7 @@ def _audit_case(case: Case, report: AuditReport) -> None:
                 report.inconsistencies.append(
                     {"case_id": case.id, "operator": mutant.operator, "mutation": mutant.note, "missing": gaps}
                 )
-        report.record(mutant, verdict.score, verdict.outcome.value, detail)
+        report.record(mutant, verdict.score, verdict.outcome.value, detail, used)
 
 
 def audit_command(sample: int | None, as_json: bool, out: Path | None, conditions: Sequence[str] = ()) -> int:

@@ -15,6 +15,7 @@ from ..episode import Episode
 from ..model import ActionEffect, Case, InfoEffect, Protocol
 from ..script import run_script
 from .data import SUITE_VERSION
+from .model_use import CONCEPTS, concept_use
 from .policy import POLICY_TYPE
 
 PROTOCOLS = [p.value for p in Protocol]
@@ -114,6 +115,8 @@ class SuiteStats:
     grounds: Counter[str] = field(default_factory=Counter)
     bases: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     lint_problems: list[str] = field(default_factory=list)
+    concept_cases: int = 0  # interactive cases exercising a concept of the case model
+    concepts: dict[str, tuple[int, list[str]]] = field(default_factory=dict)  # concept -> (cases, families)
 
 
 def own_records(case: Case) -> int:
@@ -139,6 +142,7 @@ def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -
             "protocols": sorted({c.protocol.value for c in members}, key=PROTOCOLS.index),
         }
     named = [decisive_named(c) for c in interactive]
+    concept_cases, concepts = concept_use(cases)
     known = [n for n in named if n is not None]
     return SuiteStats(
         cases=len(cases),
@@ -162,6 +166,8 @@ def suite_statistics(cases: Sequence[Case], lint: Callable[[Case], list[str]]) -
         grounds=sum((ground_kinds(c) for c in interactive), Counter()),
         bases=Counter(b for c in cases if (b := stop_basis(c)) is not None),
         lint_problems=[f"{c.id}: {p}" for c in cases for p in lint(c)],
+        concept_cases=concept_cases,
+        concepts=concepts,
     )
 
 
@@ -236,6 +242,16 @@ def render_report(
         f"- V1 cases where the decisive value arrives mid-episode (a live record still synchronizing when the "
         f"agent first reads it; the value comes right after that read): {_pct(stats.v1_event_share)}",
         f"- V2/V3 cases with 4 or more actions: {_pct(_long_share(stats))}",
+        "",
+        "## The case model in use",
+        "",
+        f"{stats.concept_cases} of {stats.interactive} interactive cases "
+        f"({_pct(stats.concept_cases / max(1, stats.interactive))}) exercise at least one of these concepts "
+        "in what the agent must do (an expected action, a requirement, a page its reference reads):",
+        "",
+        "| concept | cases | families |",
+        "|---|---:|---|",
+        *[f"| {CONCEPTS[k]} | {n} | {len(f)}: {', '.join(f)} |" for k, (n, f) in stats.concepts.items()],
         "",
         "## Grounding and the stop rule",
         "",
