@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -44,10 +45,17 @@ class _Extended(_Model):
     @model_serializer(mode="wrap")
     def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for name in self.OPTIONAL_FIELDS:
-            if name in data and data[name] == type(self).model_fields[name].get_default(call_default_factory=True):
+        for name, default in _optional_defaults(type(self)).items():
+            if name in data and data[name] == default:
                 del data[name]
         return data
+
+
+@cache
+def _optional_defaults(model: type[_Extended]) -> dict[str, Any]:
+    """Each optional field's default, computed once per model (pydantic inspects the default
+    factory's signature on every call: most of the time of writing a suite)."""
+    return {name: model.model_fields[name].get_default(call_default_factory=True) for name in model.OPTIONAL_FIELDS}
 
 
 class Protocol(StrEnum):
