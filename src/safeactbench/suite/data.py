@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from ..model import Case, ToolSpec, first_error
 from .policy import POLICY_TYPE
 
-SUITE_VERSION = "0.4.0"
+SUITE_VERSION = "0.5.0"
 SUITE_NAME = "safeactbench"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 MAX_CASE_BYTES = 2_000_000
