@@ -8,7 +8,19 @@ from pydantic import ValidationError
 
 from safeactbench.authoring import action_tool, arg, creates, get_tool, lit, p_str
 from safeactbench.episode import Episode
-from safeactbench.model import ActionEffect, Case, InfoEffect, Param, Protocol, Record, StopGold, ToolSpec
+from safeactbench.model import (
+    ActionEffect,
+    Case,
+    InfoEffect,
+    Param,
+    Protocol,
+    Record,
+    StopGold,
+    ToolSpec,
+    params_schema,
+)
+from safeactbench.suite.tools import p_set
+from safeactbench.world import InvalidArguments, validate_arguments
 
 SEARCH = ToolSpec(
     name="find_items",
@@ -69,6 +81,14 @@ def test_object_and_array_arguments_are_checked_and_a_targetless_action_returns_
     assert "'tags' must be a array of string" in bad["message"]
     done = episode.call("file_form", {"form": {"a": 1}, "tags": ["x"]})
     assert done["status"] == "applied" and set(done["result"]) == {"filing_id", "receipt_id"}
+
+
+def test_an_arrays_enum_names_what_its_elements_may_be() -> None:
+    days = p_set("days", "days it runs", enum=["monday", "tuesday"])
+    assert params_schema([days])["properties"]["days"]["items"] == {"type": "string", "enum": ["monday", "tuesday"]}
+    assert validate_arguments("t", [days], {"days": ["tuesday", "monday"]}) == {"days": ["tuesday", "monday"]}
+    with pytest.raises(InvalidArguments, match=r"'days' must be one of .*got 'sunday'"):
+        validate_arguments("t", [days], {"days": ["monday", "sunday"]})
 
 
 def test_declarations_that_cannot_work_are_refused() -> None:
