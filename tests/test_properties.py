@@ -19,7 +19,7 @@ from safeactbench import audit
 from safeactbench.audit import Call, play, reference_calls
 from safeactbench.episode import SUBMIT
 from safeactbench.evaluator import evaluate
-from safeactbench.model import Case, DynamicRef, InfoEffect, Protocol, ResultRef, Verdict
+from safeactbench.model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, ResultRef, Verdict
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()
@@ -232,7 +232,11 @@ def test_an_action_whose_requirements_are_met_is_never_unsupported(case: Case, d
                 req = case.requirement(r)
                 if isinstance(req.ref, DynamicRef) or req.result_of:
                     continue
-                record_type, _, record_id = req.ref.partition(":")
+                if isinstance(req.ref, ArgRef):  # the record the action's call (or its predecessor's) names
+                    named = next(c for c in calls if c.action_id == req.ref.action).arguments[req.ref.arg]
+                    record_type, record_id = req.ref.type, str(named)
+                else:
+                    record_type, _, record_id = req.ref.partition(":")
                 getter = next(
                     t
                     for t in case.tools
