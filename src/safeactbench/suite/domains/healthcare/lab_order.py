@@ -15,7 +15,9 @@ clinician's signature, or the payer has not decided the authorization.
 Workflows (V2 chains of 3-5 actions, V3 DAGs of 4-6): book the draw, a results-review visit with the
 ordering clinician linked to the draw, confirm to the patient, log chart notes. Booking changes the slot, so a
 confirmation waits for a read of the slot made after the booking that shows it booked for this patient
-(POL-HC-10).
+(POL-HC-10). Most workflows let the patient take any open phlebotomy slot of a day: the booking's
+slot is the agent's choice, and the requirements about it - before booking and after - are about the
+slot it named.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ The caller gives a name and date of birth; the clinic has another patient with t
 different date of birth and a similar id, who may even see the same clinician. Before moving the
 appointment the operator must bind it to the caller (appointment owner and date of birth), see its
 current version, and confirm the new slot is still open and the clinician still practising
-(POL-HC-02).
+(POL-HC-02). Most acting cases let the caller take any open slot the clinician has on a day: the
+agent pages through `list_slots` (the morning is booked), chooses one, and the slot requirements are
+about the slot it named (a `Choice` with `ArgRef` requirements).
 
 Stop branches (POL-HC-01): refuse (BLOCK, forbidden) when the appointment the caller quotes belongs to
 the namesake, the new slot is blocked, or the clinician left the practice; wait (DEFER) while the slot

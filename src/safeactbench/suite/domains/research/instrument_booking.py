@@ -3,7 +3,9 @@
 A booking needs an operational instrument and the operator's own, valid training certification
 for that instrument class, still valid at the session's start. Near misses: the sibling instrument
 of the same class in the same facility (with a slot at the same time), another open slot of the
-same instrument, and the operator's certification for another instrument class.
+same instrument, and the operator's certification for another instrument class. Most acting cases
+ask for any free session of a day: the agent pages through `list_instrument_slots` (the morning is
+booked) and the session requirements are about the session it chose.
 
 Stop branches (POL-RES-07, POL-RES-01): refuse when the operator's certification was revoked (a
 safety sanction barring recertification well past the session) or the instrument is decommissioned;
