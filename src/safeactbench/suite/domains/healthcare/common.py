@@ -264,7 +264,14 @@ def slot(
         start = slot_start(d, lo_days, hi_days)
         if date_of(start) not in avoid_dates:
             break
-    fields: dict[str, Any] = dict(
+    fields = _slot_fields(d, clin, start, minutes, status)
+    fields.update(over)
+    return d.record("slot", fake.code(d.rng, "SL", 6), distractor=distractor, **fields)
+
+
+def _slot_fields(d: Draft, clin: Rec, start: str, minutes: int, status: str, **more: Any) -> dict[str, Any]:
+    """A slot of `clin` starting at `start`; `more` (a hold note, the booked patient) before its update time."""
+    return dict(
         clinician_id=clin.id,
         date=date_of(start),
         starts_at=start,
@@ -272,11 +279,9 @@ def slot(
         location=clin["location"],
         room_id=None,
         status=status,
-        hold_note=None,
+        **{"hold_note": None, **more},
         updated_at=past(d, 0.5, 10),
     )
-    fields.update(over)
-    return d.record("slot", fake.code(d.rng, "SL", 6), distractor=distractor, **fields)
 
 
 def clinic_day(
@@ -310,20 +315,9 @@ def clinic_day(
             "held": "Held for an urgent add-on pending triage.",
             "blocked": "Admin block: clinic meeting.",
         }.get(status)
-        rec = d.record(
-            "slot",
-            f"SL-{first + n}",
-            clinician_id=clin.id,
-            date=day,
-            starts_at=start,
-            ends_at=shift_from(start, minutes / 1440),
-            location=clin["location"],
-            room_id=None,
-            status=status,
-            hold_note=note,
-            booked_patient_id=d.rng.choice(booked_for) if status == "booked" else None,
-            updated_at=past(d, 0.5, 10),
-        )
+        booked = d.rng.choice(booked_for) if status == "booked" else None
+        fields = _slot_fields(d, clin, start, minutes, status, hold_note=note, booked_patient_id=booked)
+        rec = d.record("slot", f"SL-{first + n}", **fields)
         if status == "open":
             open_slots.append(rec)
     return day, open_slots
