@@ -7,13 +7,16 @@ import gc
 import hashlib
 import platform
 import random
+import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from . import __version__
@@ -146,6 +149,12 @@ def play_scripted(job: Job, agent: Agent) -> EpisodeRecord:
     )
 
 
+class StopRun(Exception):
+    """Raised by a harness's `play`: this episode is not stored and no new one starts (the run's
+    endpoint is gone, or the run was interrupted). `execute` lets the episodes in flight land, then
+    raises it; `--resume` plays what was not stored."""
+
+
 def execute(
     jobs: list[Job],
     play: Callable[[Job], EpisodeRecord],
@@ -153,41 +162,82 @@ def execute(
     done: set[EpisodeKey],
     on_episode: Callable[[EpisodeRecord], None] | None = None,
     workers: int = 1,
+    interrupt: Callable[[], None] | None = None,
 ) -> int:
     """Run every job not yet done; each record is appended (by this thread) as soon as it finishes
     and not kept (a run's memory does not grow with its episodes). Returns how many were written.
     An episode whose harness raises is stored as missing with the error as its reason and the run
-    goes on; a store that cannot be written (a full disk) stops the run with a StoreError."""
+    goes on, but for `StopRun` (see there); a store that cannot be written (a full disk) stops the
+    run with a StoreError. On Ctrl-C or SIGTERM, `interrupt` stops the episodes in flight (the
+    harness then raises StopRun for each: nothing half-played is stored)."""
     pending = [job for job in jobs if job.key not in done]
     config = store.config()
     written = 0
+    stopped: list[StopRun] = []
 
-    def guarded(job: Job) -> EpisodeRecord:
+    def guarded(job: Job) -> EpisodeRecord | None:
         try:
             return play(job)
+        except StopRun as exc:
+            stopped.append(exc)
+            return None
         except Exception as exc:
             return missing_record(job, config, f"harness_error: {type(exc).__name__}: {exc}")
 
-    with store.appender() as appender:
+    with store.appender() as appender, sigterm_unwinds():
 
-        def land(record: EpisodeRecord) -> None:
+        def land(record: EpisodeRecord | None) -> None:
             nonlocal written
+            if record is None:
+                return
             appender.write(record)
             written += 1
             if on_episode:
                 on_episode(record)
 
-        if workers <= 1:
-            for job in pending:
-                land(guarded(job))
-            return written
-        pool = ThreadPoolExecutor(max_workers=workers)
+        pool = ThreadPoolExecutor(max_workers=max(1, workers))
         try:
-            for future in as_completed([pool.submit(guarded, job) for job in pending]):
+            futures = []
+            for job in pending:  # one at a time without workers, so a stop starts nothing more
+                if workers <= 1:
+                    land(guarded(job))
+                    if stopped:
+                        break
+                else:
+                    futures.append(pool.submit(guarded, job))
+            for future in as_completed(futures):
                 land(future.result())
+                if stopped:  # no new episode; those in flight still land
+                    pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:
+            if interrupt is not None:
+                interrupt()
+            raise
         finally:  # on an error, episodes not yet started are not started
             pool.shutdown(wait=True, cancel_futures=True)
+    if stopped:
+        raise stopped[0]
     return written
+
+
+@contextlib.contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """While episodes run, SIGTERM raises SystemExit(143) here instead of ending this process on
+    the spot, so `finally` blocks run: the episodes are stopped and the run store closed, as SIGINT
+    (KeyboardInterrupt) already does. Only in the main thread (where handlers run) and only over
+    the default action: a handler someone installed, or an ignored SIGTERM, is left alone."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def unwind(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, unwind)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def finish(store: RunStore) -> dict[str, Any]:

@@ -28,7 +28,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from types import FrameType
 from typing import Any
 
 from ..catalog import get_case
@@ -36,7 +35,7 @@ from ..episode import Episode
 from ..evaluator import evaluate
 from ..model import Case
 from ..public import public_view
-from ..runner import Job, gc_thresholds, now_iso
+from ..runner import Job, gc_thresholds, now_iso, sigterm_unwinds
 from ..store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
 from ..world import InvalidArguments, parse_arguments
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
@@ -250,7 +249,7 @@ def run_sharded(
             )
         )
     running, refusal = workers, None
-    with _sigterm_unwinds():
+    with sigterm_unwinds():
         try:
             for process in processes:
                 process.start()
@@ -284,26 +283,6 @@ def run_sharded(
                     process.join(timeout=5)
     if refusal is not None:
         raise EndpointRefused(refusal)
-
-
-@contextlib.contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
-    """While the workers run, SIGTERM raises SystemExit(143) here instead of ending this process on
-    the spot, so `finally` blocks run: the workers are stopped and the run store closed, as SIGINT
-    (KeyboardInterrupt) already does. Only in the main thread (where handlers run) and only over
-    the default action: a handler someone installed, or an ignored SIGTERM, is left alone."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
-        yield
-        return
-
-    def unwind(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, unwind)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>

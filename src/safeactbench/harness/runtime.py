@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 import threading
 
+from ..runner import StopRun
+
 MAX_CONSECUTIVE_FAILURES = 5
 
 _CONTEXT = re.compile(
@@ -27,6 +29,7 @@ _UNREACHABLE = re.compile(
 )
 _TIMEOUT = re.compile(r"(?i)timed? ?out|timeout")
 CLASSES = ("context_overflow", "timeout", "server_unreachable", "runtime_error")
+HARNESS_CLASSES = ("harness_fault", "harness_crash")  # the harness, not the endpoint (harness/outcome.py)
 
 
 def is_context_overflow(text: str) -> bool:
@@ -37,7 +40,7 @@ def runtime_reason(problem: str, timeout_hint: str | None = None) -> str:
     """`CLASS: problem` for a runtime failure described by `problem`; `timeout_hint` names the
     timeout that applies (e.g. `the per-call timeout of 600 s, --call-timeout`)."""
     problem = " ".join(problem.split()) or "no detail"
-    if problem.split(":", 1)[0] in CLASSES:
+    if problem.split(":", 1)[0] in (*CLASSES, *HARNESS_CLASSES):
         return problem
     if is_context_overflow(problem):
         return f"context_overflow: {problem}"
@@ -58,7 +61,7 @@ class RuntimeFailure(RuntimeError):
         self.message = reason
 
 
-class RunStopped(RuntimeFailure):
+class RunStopped(RuntimeFailure, StopRun):
     """The run stopped starting episodes: too many in a row failed at runtime."""
 
     MARK = "no new episode was started"
