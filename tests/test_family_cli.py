@@ -145,7 +145,7 @@ def test_harness_faults_are_missing_and_resume_completes_them(tmp_path: Path) ->
     args = [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", "codex-cli",
             "--cases", "SAB-L-001", "--retries", "0", "--out", str(out), "--no-report"]  # fmt: skip
     faults = [
-        ([], "misroute=1", "tool calls the model made never reached the episode"),  # the CLI lost a call
+        ([], "misroute=1", "harness_fault: 1 tool call(s) the model made never reached the episode"),  # lost
         (["--resume"], "fail=always", "Error executing codex cli agent"),  # the model server is down
     ]
     for resume, fault, reason in faults:

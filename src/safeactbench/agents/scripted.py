@@ -232,7 +232,10 @@ AGENTS: dict[str, Agent] = {
 
 
 def get_agent(name: str) -> Agent:
-    try:
-        return AGENTS[name]
-    except KeyError:
-        raise KeyError(f"unknown agent {name!r}; choose one of {sorted(AGENTS)}") from None
+    """A baseline (AGENTS) or a harness probe (`probes`) by name."""
+    from .probes import PROBES
+
+    found = AGENTS.get(name) or PROBES.get(name)
+    if found is None:
+        raise KeyError(f"unknown agent {name!r}; choose one of {sorted(AGENTS)} (harness probes: {sorted(PROBES)})")
+    return found

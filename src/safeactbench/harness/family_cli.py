@@ -30,7 +30,10 @@ from inspect_ai.tool import Tool, ToolDef, ToolParams
 from ..episode import Episode
 from ..public import public_view
 from ..runconfig import CLI_HARNESSES
+from .outcome import EpisodeEnd, missing_reason
 from .prompts import system_prompt, tool_description, user_prompt
+from .runtime import RuntimeFailure
+from .tool_names import episode_tool
 from .transcript import model_turn
 
 TOOL_SERVER = "backoffice"  # the MCP server the CLI sees the tools under (neutral: it names no benchmark)
@@ -72,8 +75,9 @@ FAMILY_CLIS: dict[str, tuple[Callable[..., Agent], str, str]] = {
 assert tuple(FAMILY_CLIS) == CLI_HARNESSES
 
 
-class HarnessFault(RuntimeError):
-    """The CLI, not the agent, failed the episode: the sample errors and is stored as missing."""
+class HarnessFault(RuntimeFailure):
+    """The CLI, not the agent, failed the episode: the sample errors and is stored as missing
+    (the message is the reason, `harness_fault: ...`, from the outcome rule)."""
 
 
 def episode_tools(episode: Episode, received: list[str]) -> list[Tool]:
@@ -97,14 +101,28 @@ def episode_tools(episode: Episode, received: list[str]) -> list[Tool]:
 
 
 def model_calls(messages: list[Any], names: set[str]) -> int:
-    """Tool calls the model made to the episode's tools, under their own or a prefixed name."""
+    """Tool calls the model made to the episode's tools, under their own or a client's name."""
     return sum(
         1
         for message in messages
         if isinstance(message, ChatMessageAssistant)
         for call in message.tool_calls or []
-        if call.function in names or any(call.function.endswith(sep + n) for n in names for sep in ("__", ".", "/"))
+        if episode_tool(call.function, names) is not None
     )
+
+
+def refused_as_invalid(names: set[str]) -> int:
+    """The episode's tool calls Inspect's bridge answered itself, as arguments that do not fit the
+    tool's schema: the agent's calls, answered with a structured error (not lost)."""
+    from inspect_ai.event import ToolEvent
+    from inspect_ai.log import transcript
+
+    return sum(
+        1
+        for event in transcript().events
+        if isinstance(event, ToolEvent) and event.error is not None and event.error.type == "parsing"
+        and event.function in names
+    )  # fmt: skip
 
 
 @solver
@@ -129,12 +147,12 @@ def cli_episode(harness: str, version: str = "sandbox") -> Solver:
         episode.stop()
         state.messages = [*state.messages[:1], *result.messages]
         state.store.set(TRANSCRIPT_KEY, transcript(result.messages, [t["name"] for t in view.tools]))
-        made = model_calls(result.messages, {t["name"] for t in view.tools})
-        if made > len(received):
-            raise HarnessFault(
-                f"{harness}: {made - len(received)} of {made} tool calls the model made never reached the episode "
-                "(refused by the CLI, e.g. for approval, or lost); the episode is not scored"
-            )
+        names = {t["name"] for t in view.tools}
+        answered = len(received) + refused_as_invalid(names)
+        lost = max(0, model_calls(result.messages, names) - answered)
+        reason = missing_reason(EpisodeEnd(finished=episode.done, lost_calls=lost, calls=len(received)))
+        if reason is not None:
+            raise HarnessFault(f"{reason} ({harness})")
         state.store.set(TRAJECTORY_KEY, episode.trajectory().model_dump(mode="json"))
         state.store.set(USAGE_KEY, _usage())
         state.completed = True

@@ -29,12 +29,26 @@ INCLUDE_USAGE = re.compile(rb'"include_usage"\s*:\s*true')
 PROMPT_ROLES = ("system", "developer", "user")
 
 
-def made_calls(messages: list[Any]) -> int:
-    """The calls the episode answered: its tool results. A tool message without an observation's
-    `status` is the client's own error (its connection to the tools failed, the call never reached
-    the episode), so the agent's next call is the same one again."""
+def made_calls(messages: list[Any], tools: list[OfferedTool] | None = None) -> int:
+    """The calls the agent has made, as the turn counts them: its tool results that carry an
+    observation's `status` (the episode answered), and the client's answers to calls of a tool it
+    does not offer (the agent's own misnamed call: the client answered it, and it will never
+    reach the episode). Any other tool message without a status is the client's own error (its
+    connection to the tools failed, the call never reached the episode), so the agent's next call
+    is the same one again."""
+    unoffered = {
+        call.get("id")
+        for m in messages
+        if tools is not None and isinstance(m, dict) and m.get("role") == "assistant"
+        for call in m.get("tool_calls") or []
+        if isinstance(call, dict) and offered_tool(str((call.get("function") or {}).get("name")), tools) not in tools
+    }
     return sum(
-        1 for m in messages if isinstance(m, dict) and m.get("role") == "tool" and '"status"' in _text(m.get("content"))
+        1
+        for m in messages
+        if isinstance(m, dict)
+        and m.get("role") == "tool"
+        and ('"status"' in _text(m.get("content")) or m.get("tool_call_id") in unoffered)
     )
 
 
@@ -52,16 +66,20 @@ def read(body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
             return OfferedTool(tool) if _named(tool).search(body) else offered_tool(tool, offered(_parse(body)))
 
         stream = bool(STREAM.search(body))
-        made = made_calls(_parse(body)["messages"]) if TOOL_RESULT.search(body) else 0
+        if TOOL_RESULT.search(body):
+            request = _parse(body)
+            made = made_calls(request["messages"], offered(request))
+        else:
+            made = 0
         return Turn(episode, made, route, stream, stream and bool(INCLUDE_USAGE.search(body)))
     request = _parse(body)
     messages = request["messages"]
     texts = [_text(m.get("content")) for m in messages if isinstance(m, dict) and m.get("role") in PROMPT_ROLES]
-    made = made_calls(messages)
+    tools = offered(request)
+    made = made_calls(messages, tools)
     stream = request.get("stream") is True
     options = request.get("stream_options")
     include_usage = stream and isinstance(options, dict) and options.get("include_usage") is True
-    tools = offered(request)
     episode = (index.case_id(texts), "original", 0)
     return Turn(episode, made, lambda tool: offered_tool(tool, tools), stream, include_usage)
 

@@ -40,16 +40,30 @@ def read(body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
         raise RequestError("previous_response_id is not supported: send the whole conversation (store: false)")
     items = request["input"] if isinstance(request["input"], list) else [{"role": "user", "content": request["input"]}]
     items = [item for item in items if isinstance(item, dict)]
-    # an output without an observation's status is the client's own error: the call never reached the episode
-    made = sum(
-        1 for item in items if item.get("type") == "function_call_output" and '"status"' in str(item.get("output"))
-    )
+    tools = offered(request.get("tools"))
+    made = _made(items, set(tools))
     if episode is None:
         texts = [_text(item.get("content")) for item in items if _is_prompt(item)]
         episode = (index.case_id([_text(request.get("instructions")), *texts]), "original", 0)
-    tools = offered(request.get("tools"))
     stream = request.get("stream") is True
     return Turn(episode, made, lambda tool: offered_tool(tool, tools), stream, stream)
+
+
+def _made(items: list[dict[str, Any]], tools: set[OfferedTool]) -> int:
+    """Outputs carrying an observation's status (the episode answered), and the client's answers to
+    calls of a tool it does not offer (the agent's misnamed call); any other output is the client's
+    own error (the call never reached the episode: the agent's next call is the same again)."""
+    unoffered = {
+        item.get("call_id")
+        for item in items
+        if item.get("type") == "function_call" and offered_tool(str(item.get("name")), tools) not in tools
+    }
+    return sum(
+        1
+        for item in items
+        if item.get("type") == "function_call_output"
+        and ('"status"' in str(item.get("output")) or item.get("call_id") in unoffered)
+    )
 
 
 def _is_prompt(item: dict[str, Any]) -> bool:
