@@ -63,9 +63,9 @@ def test_a_sandboxed_command_sees_only_its_work_directory(tmp_path: Path) -> Non
     probe = (
         f"ls -A /work; head -c 200 {PACKAGE / 'data' / 'cases.jsonl'}; ls {run_dir} {Path.cwd()};"
         " find / -xdev -name cases.jsonl -not -path '/proc/*' 2>/dev/null; env;"
-        # the host's processes (the episode's MCP server runs with --case <id>) are not visible;
+        # the host's processes (the run's own command line names the case) are not visible;
         # [e] and [B] keep the probe from finding its own command line
-        " cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -o -e '--cas[e] [^ ]*' -e 'SA[B]-[0-9A-Z-]*'"
+        " cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -o -e '--cas[e]s [^ ]*' -e 'SA[B]-[0-9A-Z-]*'"
     )
     env = {**os.environ, "OPENAI_API_KEY": "sk-visible-to-the-cli", "SAFEACTBENCH_PRIVATE": "never-seen"}
     done = subprocess.run(
@@ -82,11 +82,13 @@ def test_a_sandboxed_command_sees_only_its_work_directory(tmp_path: Path) -> Non
     assert seen.count("No such file") >= 3, seen
     assert "OPENAI_API_KEY=sk-visible-to-the-cli" in seen and "never-seen" not in seen
     [record] = read_episodes(run_dir / "episodes.jsonl")
-    assert record.status == "missing" and "never called a tool" in (record.missing_reason or "")
+    assert record.status == "missing" and "never reached its tools" in (record.missing_reason or "")
     assert json.loads((run_dir / "run.json").read_text())["config"]["sandbox"] is True
 
 
-def test_exiting_without_submitting_is_missing_and_resume_replays_it(tmp_path: Path) -> None:
+def test_exiting_without_submitting_is_scored_and_a_crash_is_missing_until_resumed(tmp_path: Path) -> None:
+    """The outcome rule (harness/outcome.py): a CLI that stops by itself is the agent's outcome;
+    one that crashes before reaching its tools is the harness's, stored missing for --resume."""
     out = tmp_path / "run"
     # ${MODE:-quit} is the shell's, not a placeholder: the stand-in makes one call and exits cleanly
     command = f"{sys.executable} {AGENT} {{mcp_config}} {{case_id}} ${{MODE:-quit}}"
@@ -99,20 +101,77 @@ def test_exiting_without_submitting_is_missing_and_resume_replays_it(tmp_path: P
         "--out",
         str(out),
         "--no-report",
-        "--no-sandbox",  # the stand-in runs on this virtualenv, which the sandbox hides
-    ]
+        "--no-sandbox",
+    ]  # fmt: skip  (the stand-in runs on this virtualenv, which the sandbox hides)
     code, output = invoke(*args)
-    assert code == 1, output
+    assert code == 0, output
     [record] = read_episodes(out / "episodes.jsonl")
-    assert record.status == "missing" and (record.missing_reason or "").startswith("harness_incomplete: exit 0")
+    assert record.status == "completed" and record.trajectory.end_reason == "agent_stopped"
+    assert len(record.trajectory.steps) == 1 and record.verdict and record.verdict.score == 0
+
+    crashed = tmp_path / "crashed"
+    args[args.index(str(out))] = str(crashed)
+    os.environ["MODE"] = "crash"
+    try:
+        code, output = invoke(*args)
+    finally:
+        del os.environ["MODE"]
+    assert code == 1, output
+    [record] = read_episodes(crashed / "episodes.jsonl")
+    assert record.status == "missing" and (record.missing_reason or "").startswith("harness_crash: exit 3")
     os.environ["MODE"] = "reference"
     try:
         code, output = invoke(*args, "--resume")
     finally:
         del os.environ["MODE"]
     assert code == 0, output
-    latest = {r.key: r for r in read_episodes(out / "episodes.jsonl")}
+    latest = {r.key: r for r in read_episodes(crashed / "episodes.jsonl")}
     assert [r.verdict.score for r in latest.values() if r.verdict] == [1]
+
+
+def test_concurrent_episodes_reach_only_their_own_tool_server(tmp_path: Path) -> None:
+    """Two episodes at once, each an agent knocking on every listener it can see and on the host's
+    (another episode's MCP server, a serve-agent): each reaches its own tool server only, and each
+    episode's trajectory holds its own agent's calls only."""
+    require()
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("the probe runs on the system Python (/usr/bin/python3) inside the sandbox")
+    probe = tmp_path / "probe" / "port_probe.py"  # under /tmp: a bind there is seen in the sandbox
+    probe.parent.mkdir()
+    shutil.copy(Path(__file__).parent / "port_probe.py", probe)
+    foreign = subprocess.Popen(
+        [sys.executable, "-m", "safeactbench", "mcp", "--case", "SAB-V1-025", "--out", str(tmp_path / "foreign"),
+         "--http", "0"], stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert foreign.stdout is not None
+        foreign_url = foreign.stdout.readline().rsplit(" ", 1)[1].strip()
+        with serve_agent() as agent_url:
+            hosts = [u.split("/")[2] for u in (foreign_url, agent_url)]
+            command = f"/usr/bin/python3 {probe} {{mcp_url}} {{episode}} {' '.join(hosts)}"
+            out, cases = tmp_path / "run", "SAB-V1-001,SAB-V2-001"
+            done = subprocess.run(
+                [sys.executable, "-m", "safeactbench", "run", "--harness-cmd", command, "--cases", cases,
+                 "--max-concurrency", "2", "--sandbox-bind", str(probe.parent), "--out", str(out), "--no-report"],
+                capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+    finally:
+        foreign.terminate()
+        foreign.wait(timeout=30)
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = read_episodes(out / "episodes.jsonl")
+    assert len(records) == 2
+    assert {r.case_id for r in records} == {"SAB-V1-001", "SAB-V2-001"}
+    for record in records:
+        [step] = record.trajectory.steps  # one call: its own agent's, carrying its episode token
+        [mark] = step.arguments.values() if isinstance(step.arguments, dict) else [None]
+        work = out / "work" / str(mark)
+        seen = json.loads((work / "harness.log").read_text().splitlines()[-1])
+        own = json.loads((work / "work" / "mcp.json").read_text())["mcpServers"]["backoffice"]["url"]
+        assert seen["reachable"] == [own.split("/")[2]], seen  # its own tool server, nothing else
+        assert seen["called"] == [own], seen
+    foreign_steps = json.loads((tmp_path / "foreign" / "trajectory.json").read_text())["steps"]
+    assert foreign_steps == []
 
 
 @pytest.mark.parametrize("template", ["codex", "qwen-code"])
@@ -139,32 +198,3 @@ def test_cli_templates_play_every_protocol_as_the_reference_agent(template: str,
     meta = json.loads((out / "run.json").read_text())
     assert meta["config"]["agent"] == template and meta["config"]["sandbox"] is True
     assert meta["cli"]["name"] == EXECUTABLES[template][0] and meta["cli"]["version"]
-
-
-def test_a_silent_hung_mcp_server_fails_its_start_instead_of_blocking(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The wait for the server's URL is bounded even when the server prints nothing and never exits."""
-    import threading
-
-    from safeactbench.harness import command
-
-    hung = tmp_path / "python"
-    hung.write_text("#!/bin/sh\nexec sleep 300\n")
-    hung.chmod(0o755)
-    monkeypatch.setattr(command.sys, "executable", str(hung))
-    monkeypatch.setattr(command, "SERVER_START_S", 0.5)
-    job = Job(case=get_case("SAB-V1-001"), condition="original", repetition=0)
-    errors: list[BaseException] = []
-
-    def start() -> None:
-        try:
-            command._start_server(job, tmp_path)
-        except RuntimeError as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=start, daemon=True)
-    thread.start()
-    thread.join(timeout=20)
-    assert not thread.is_alive(), "_start_server blocked on a silent server"
-    assert errors and "did not start within 0.5 s" in str(errors[0])

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -33,6 +31,7 @@ from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, r
 from .suite.data import CaseFileError, load_suite
 
 if TYPE_CHECKING:
+    from .harness.cli_install import CLIMounts, SandboxCLI
     from .harness.openai_api import Endpoint
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -281,7 +280,10 @@ def run(
         int, typer.Option(min=0, help="stop after this many episodes in a row fail at runtime (0: never)")
     ] = MAX_CONSECUTIVE_FAILURES,
     preflight: Annotated[
-        bool, typer.Option(help="--model: one test request (endpoint, model name, tool calls) before the run")
+        bool,
+        typer.Option(
+            help="--model: one test request (endpoint, model name, tool calls) before the run; --base-url: a connect"
+        ),
     ] = True,
     resume: Annotated[bool, typer.Option(help="continue a run in OUT, skipping finished episodes")] = False,
     report: Annotated[bool, typer.Option(help="write OUT/report (report.md, report.html) at the end")] = True,
@@ -308,7 +310,7 @@ def run(
         jobs = jobs[:limit]
     if harness_cmd is not None and harness_name != "inspect":
         raise fail("--harness and --harness-cmd are exclusive: a run has one harness")
-    cli_name = None
+    cli_name, named_template = None, False
     if harness_cmd is not None:
         from .harness.cli_templates import EXECUTABLES, expand
 
@@ -317,7 +319,8 @@ def run(
         except ValueError as exc:
             raise fail(str(exc)) from None
         cli_name = EXECUTABLES[template[1:]][0] if template.startswith("@") else harness_cmd.split()[0]
-        label = label or (template[1:] if template.startswith("@") else None)
+        named_template = template.startswith("@")
+        label = label or (template[1:] if named_template else None)
     if base_url is not None and harness_cmd is None:
         raise fail("--base-url is for --harness-cmd runs; models take --model-arg base_url=...")
     if harness_name in RENAMED_HARNESSES:
@@ -345,23 +348,27 @@ def run(
                          sandbox=sandbox, base_url=base_url)  # fmt: skip
     if preflight and model is not None and harness_cmd is None:
         _preflight(config, args, generation, policy)
+    known = config.harness in CLI_HARNESSES or named_template
+    if config.harness in CLI_HARNESSES:
+        from .harness.family_cli import FAMILY_CLIS
+
+        cli_name = FAMILY_CLIS[config.harness][1]
+    cli = None if cli_name is None else _prepare_cli(cli_name, bool(config.sandbox), tuple(sandbox_bind or ()), known)
+    if preflight and base_url is not None:
+        _check_reachable("--base-url", base_url)
     try:
         store = RunStore(out)
         execution = {k: v for k, v in args.items() if k in EXECUTION_ARGS} | policy.recorded()
         extra: dict[str, Any] = {"repeat": repeat, "execution": execution}
-        if config.harness in CLI_HARNESSES:
-            from .harness.family_cli import FAMILY_CLIS
-
-            cli_name = FAMILY_CLIS[config.harness][1]
-        if cli_name is not None:
-            extra["cli"] = {"name": cli_name, "version": cli_version(cli_name)}
+        if cli is not None:
+            extra["cli"] = {"name": cli_name, "version": cli.version}
         done = store.open(config, run_metadata(**extra), planned=len(jobs), resume=resume)
     except StoreError as exc:
         raise fail(str(exc)) from None
     try:
         _play(config, store, jobs, done, args, timeout=timeout, max_concurrency=max_concurrency, workers=workers,
-              retries=retries, base_url=base_url, binds=sandbox_bind or [], generation=generation,
-              policy=policy)  # fmt: skip
+              retries=retries, base_url=base_url, binds=tuple(sandbox_bind or ()), generation=generation,
+              policy=policy, cli=None if cli is None else cli.mounts)  # fmt: skip
         meta = finish(store)
     except StoreError as exc:
         raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
@@ -423,7 +430,6 @@ def _run_config(
             "endpoint": None if model_url is None else public_url(str(model_url)),
         }
         if harness in CLI_HARNESSES:
-            _check_family_cli(harness, sandbox)
             update["sandbox"] = sandbox
         return base.model_copy(update={"agent": model, "harness": harness, "model": model, **update})
     try:
@@ -444,14 +450,16 @@ def _play(
     workers: int,
     retries: int,
     base_url: str | None = None,
-    binds: list[str] | None = None,
+    binds: tuple[str, ...] = (),
     generation: Generation | None = None,
     policy: CallPolicy | None = None,
+    cli: CLIMounts | None = None,
 ) -> None:
     """Play the jobs not yet done with the configuration's harness, each episode into `store`."""
     generation, policy = generation or Generation(), policy or CallPolicy()
     pending = [job for job in jobs if job.key not in done]
     name = config.agent
+    cli_binds, cli_path = (cli.binds, cli.path) if cli is not None else ((), ())
     if config.harness == "lean":
         endpoint = _lean_endpoint(name, args, generation, policy)
         _play_lean(store, jobs, done, endpoint, max_concurrency, name, workers, policy.max_failures)
@@ -475,24 +483,31 @@ def _play(
                 call_timeout=policy.timeout,
                 call_retries=DEFAULT_CALL_RETRIES if policy.retries is None else policy.retries,
                 max_failures=policy.max_failures,
+                sandbox_binds=(*cli_binds, *binds),
+                sandbox_path=cli_path,
             )
         except InspectFailed as exc:
             raise fail(f"{exc}\n{STORED_SO_FAR}", 1) from None
         return
+    interrupt = None
     if config.harness == "command":
-        from .harness.command import CommandHarness
+        from .harness.command import CommandHarness, Settings
 
         harness = CommandHarness(
-            config.command or "",
-            store.directory,
-            name,
-            timeout,
-            sandbox=bool(config.sandbox),
-            model=config.model,
-            base_url=base_url,
-            binds=tuple(binds or ()),
+            Settings(
+                config.command or "",
+                store.directory,
+                name,
+                timeout,
+                sandbox=bool(config.sandbox),
+                model=config.model,
+                base_url=base_url,
+                binds=(*cli_binds, *binds),
+                path=cli_path,
+                max_failures=policy.max_failures,
+            )
         )
-        play = harness.play
+        play, interrupt = harness.play, harness.interrupt
         threads = max_concurrency
     else:
         scripted = get_agent(name)
@@ -503,7 +518,7 @@ def _play(
         threads = 1
     with progress_bar() as bar:
         task = bar.add_task(escape(name), total=len(jobs), completed=len(jobs) - len(pending))
-        execute(jobs, play, store, done, lambda _: bar.advance(task), workers=threads)
+        execute(jobs, play, store, done, lambda _: bar.advance(task), workers=threads, interrupt=interrupt)
 
 
 STORED_SO_FAR = "the episodes finished so far are stored; fix this and rerun with --resume"
@@ -514,27 +529,28 @@ SANDBOX_INSTALL = (
 )
 
 
-def _check_family_cli(harness: str, sandbox: bool) -> None:
-    """Fail early, with the install command, when the CLI or the sandbox is not installed."""
-    from .harness.family_cli import FAMILY_CLIS
-
-    _, executable, package = FAMILY_CLIS[harness]
-    if shutil.which(executable) is None:
-        raise fail(f"--harness {harness}: `{executable}` is not installed; install it with `npm install -g {package}`")
+def _prepare_cli(executable: str, sandbox: bool, binds: tuple[str, ...], known: bool) -> SandboxCLI:
+    """The run's CLI agent as its sandbox runs it (found wherever it is installed, its version read
+    inside); fails early, saying what to install or pass, when it cannot run there."""
     from .harness.bwrap_sandbox import missing_tools
+    from .harness.cli_install import CLIUnusable, prepare_cli
 
     missing = missing_tools() if sandbox else []
     if missing:
-        raise fail(f"--harness {harness}: the sandbox needs {', '.join(missing)}; {SANDBOX_INSTALL}")
-
-
-def cli_version(executable: str) -> str | None:
-    """What `EXECUTABLE --version` prints (first line), or None."""
+        raise fail(f"the sandbox needs {', '.join(missing)}; {SANDBOX_INSTALL}")
     try:
-        done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (done.stdout or done.stderr).strip().splitlines()[0][:200] if (done.stdout or done.stderr).strip() else None
+        return prepare_cli(executable, sandbox=sandbox, binds=binds, known=known)
+    except CLIUnusable as exc:
+        raise fail(str(exc)) from None
+
+
+def _check_reachable(option: str, url: str) -> None:
+    """Fail in seconds, naming the option, when nothing listens at the URL's host and port."""
+    from .harness.episode_net import unreachable
+
+    problem = unreachable(url)
+    if problem:
+        raise fail(f"{option} {public_url(url)}: {problem}; start the model server or fix the URL")
 
 
 def _check_inspect_model(model: str) -> None:
@@ -1004,8 +1020,10 @@ def serve_agent(
 
     from .harness.agent_server import ServerConfig, serve
 
-    if agent not in AGENTS:
-        raise fail(f"unknown agent {agent!r}; choose from {list(AGENTS)}")
+    try:
+        get_agent(agent)
+    except KeyError as exc:
+        raise fail(str(exc.args[0])) from None
     config = ServerConfig(agent, latency, jitter, seed, fail_first, fail_status, max_seconds, idle_exit)
 
     def ready(bound: int) -> None:

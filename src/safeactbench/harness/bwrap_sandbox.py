@@ -53,7 +53,15 @@ class BwrapConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     binds: tuple[str, ...] = Field(default=(), description="extra host paths shown read-only")
+    path: tuple[str, ...] = Field(default=(), description="directories put first on the sandbox's PATH")
+    hosts: tuple[tuple[str, str], ...] = Field(
+        default=(), description="(name, address) lines of the sandbox's /etc/hosts (empty: the host's file)"
+    )
     network: bool = Field(default=False, description="share the host's network (False: loopback only)")
+
+    def environment(self) -> dict[str, str]:
+        """BASE_ENV with `path` in front of PATH."""
+        return {**BASE_ENV, "PATH": ":".join((*self.path, BASE_ENV["PATH"]))}
 
 
 def hidden_paths() -> list[str]:
@@ -73,11 +81,12 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
     """One sample's sandbox: a host directory with its writable parts and a keeper process holding
     its pid namespace and, without network, its network namespace."""
 
-    def __init__(self, config: BwrapConfig) -> None:
+    def __init__(self, config: BwrapConfig, root: Path | None = None, sandbox_id: str | None = None) -> None:
         super().__init__()
         self.config = config
-        self.id = uuid.uuid4().hex
-        self.root = prepare_root(Path(tempfile.mkdtemp(prefix="sab-sandbox-")))
+        self.id = sandbox_id or uuid.uuid4().hex
+        self.keep_files = root is not None  # a caller's directory outlives the sandbox (its logs are read)
+        self.root = prepare_root(root or Path(tempfile.mkdtemp(prefix="sab-sandbox-")))
         self.keeper: subprocess.Popen[bytes] | None = None
         self.namespaces: int | None = None  # pid of the keeper's child, whose net and pid namespaces execs join
 
@@ -122,9 +131,15 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
         this process, however it dies (--die-with-parent)."""
         read, write = os.pipe()
         namespaces = ["--unshare-pid", *([] if self.config.network else ["--unshare-net"]), "--info-fd", str(write)]
+        hosts = None
+        if self.config.hosts:
+            hosts = self.root / "hosts"
+            lines = ["127.0.0.1 localhost", *(f"{address} {name}" for name, address in self.config.hosts)]
+            hosts.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = bwrap_argv(
-            ["sleep", "infinity"], root=self.root, cwd=WORKDIR, env={}, sandbox_id=self.id, binds=self.config.binds
-        )
+            ["sleep", "infinity"], root=self.root, cwd=WORKDIR, env=self.config.environment(), sandbox_id=self.id,
+            binds=self.config.binds, hosts_file=hosts,
+        )  # fmt: skip
         self.keeper = subprocess.Popen(
             [argv[0], *namespaces, *argv[1:]],
             pass_fds=(write,),
@@ -150,7 +165,8 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
         if self.keeper is not None and self.keeper.poll() is None:
             self.keeper.kill()
             self.keeper.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.keep_files:
+            shutil.rmtree(self.root, ignore_errors=True)
 
     # -- commands ---------------------------------------------------------------------------------
     def command(self, cmd: list[str], cwd: str, env: dict[str, str]) -> list[str]:
@@ -158,7 +174,7 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
         if self.namespaces is None:
             raise RuntimeError("the sandbox has no keeper: sample_init did not run")
         network = [] if self.config.network else ["--net"]
-        variables = [f"{k}={v}" for k, v in {**BASE_ENV, **env, MARKER: self.id}.items()]
+        variables = [f"{k}={v}" for k, v in {**self.config.environment(), **env, MARKER: self.id}.items()]
         return ["nsenter", f"--target={self.namespaces}", "--mount", "--pid", *network, f"--wdns={cwd}", "--",
                 "env", "-i", *variables, *cmd]  # fmt: skip
 
@@ -243,25 +259,32 @@ def bwrap_argv(
     sandbox_id: str,
     binds: tuple[str, ...] = (),
     own_pids: bool = False,
+    hosts_file: Path | None = None,
 ) -> list[str]:
-    """`cmd` in a fresh bwrap mount namespace: the system read-only (SYSTEM_ROOTS and `binds`, the
-    hidden paths covered), `root`'s directories at the WRITABLE paths, a cleared environment with
-    BASE_ENV, `env` and the sandbox marker. The network is the caller's. With `own_pids`, `cmd`
-    gets its own pid namespace: everything it starts ends when it ends."""
+    """`cmd` in a fresh bwrap mount namespace: the system read-only (SYSTEM_ROOTS), `root`'s
+    directories at the WRITABLE paths, then `binds` read-only (so a bind under /tmp is seen), the
+    hidden paths covered, `hosts_file` as /etc/hosts, and a cleared environment with BASE_ENV, `env`
+    and the sandbox marker. The network is the caller's. With `own_pids`, `cmd` gets its own pid
+    namespace: everything it starts ends when it ends."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
     if own_pids:
         args.append("--unshare-pid")
-    shown = (*SYSTEM_ROOTS, *binds)
-    for path in shown:
+    for path in SYSTEM_ROOTS:
         if Path(path).is_symlink():
             args += ["--symlink", os.readlink(path), path]
         elif Path(path).exists():
             args += ["--ro-bind", path, path]
+    for inside, name in WRITABLE.items():
+        args += ["--bind", str(root / name), inside]
+    for path in binds:
+        if Path(path).exists():
+            args += ["--ro-bind", str(Path(path).resolve()), path]
+    shown = (*SYSTEM_ROOTS, *binds)
     for hidden in hidden_paths():
         if any(PurePosixPath(hidden).is_relative_to(r) for r in shown):
             args += ["--tmpfs", hidden]
-    for inside, name in WRITABLE.items():
-        args += ["--bind", str(root / name), inside]
+    if hosts_file is not None:
+        args += ["--ro-bind", str(hosts_file), "/etc/hosts"]
     for key, value in {**BASE_ENV, **env, MARKER: sandbox_id}.items():
         args += ["--setenv", key, value]
     return [*args, "--chdir", cwd, "--", *cmd]

@@ -3,60 +3,75 @@
 For CLIs the family-CLI harness (inspect_swe) does not cover — Qwen Code, or any agent a user
 brings. Per episode:
 
-- the episode is served by `safeactbench mcp --http 0`, a host process outside the sandbox (the
-  only thing that reads the suite), over streamable HTTP on 127.0.0.1;
-- the command runs with `bash -c` in the bubblewrap sandbox (`bwrap_sandbox`, the host's network:
-  the CLI talks to its model API and to the MCP server): it sees the system, an empty working
-  directory `/work` (the episode's prompt and MCP config in it), its own /tmp and $HOME, and the
-  environment variables a model client needs (`*_API_KEY`, `*_BASE_URL`, proxies) — never the
-  project, the package, the run directory or other episodes. `--no-sandbox` runs it on the host;
+- the command runs with `bash -c` in a bubblewrap sandbox of its own (`bwrap_sandbox`): its own
+  mount, pid and loopback-only network namespaces. It sees the system, its CLI (wherever the user
+  installed it: `cli_install`), an empty working directory `/work` (the episode's prompt and MCP
+  config in it), its own /tmp and $HOME, and the environment variables a model client needs
+  (`*_API_KEY`, `*_BASE_URL`) — never the project, the package, the run directory, other episodes
+  or any other listener of this machine. `--no-sandbox` runs it on the host;
+- in its network there are exactly two listeners (`episode_net`), both served from this process
+  (`gateway`): the episode's MCP server, at a path holding a per-episode secret, and the model
+  endpoint `--base-url`, relayed to the real one under its own name and port;
 - the work directory is named by a random token, never by the case (the id names the protocol).
 
 Template placeholders (each shell-quoted; anything else in braces that looks like one is an error):
 {workdir} {prompt} {prompt_file} {mcp_url} {mcp_config} {base_url} {model} {episode}, and
 {case_id} for plumbing tests only — never put it in a model's context.
 
-An episode that ends without `submit` (the CLI exited, crashed, timed out or never connected) is a
-harness failure, stored as `missing` with the reason and the log to look at; `--resume` replays it.
+How the episode is stored is the one rule of `outcome`: a CLI that exits 0 without submitting
+stopped by itself (scored, `agent_stopped`); a CLI that crashed, never reached its tools, timed out
+or lost its model endpoint is missing, with the reason, the CLI's last line and the log to look at.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
-import select
 import shlex
 import signal
+import socket
 import subprocess
-import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, TextIO
 
-from pydantic import ValidationError
-
+from ..episode import Episode
 from ..evaluator import evaluate
-from ..model import Trajectory, first_error
 from ..public import public_view
-from ..runner import Job, now_iso
+from ..runner import Job, StopRun, now_iso
 from ..store import EpisodeRecord
-from .bwrap_sandbox import WORKDIR, WRITABLE, bwrap_argv, kill_sandbox, prepare_root
-from .mcp_server import SERVER_NAME, TRAJECTORY_FILE
+from .bwrap_sandbox import WORKDIR, WRITABLE, BwrapConfig, BwrapSandboxEnvironment, prepare_root
+from .episode_net import Upstream, is_local, listen_in, upstream_of
+from .gateway import EpisodeLink, Gateway
+from .mcp_server import SERVER_NAME, write_trajectory
+from .outcome import EpisodeEnd, missing_reason
 from .prompts import system_prompt, user_prompt
+from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth
 
 PLACEHOLDERS = ("workdir", "prompt", "prompt_file", "mcp_url", "mcp_config", "base_url", "model", "episode", "case_id")
 PLACEHOLDER = re.compile(r"(?<!\$)\{([a-z_]+)\}")  # `${VAR}` is the shell's, not ours
 TERMINAL_ENDS = {"submitted", "decided", "budget_exhausted"}
-PASSED_ENV = re.compile(r"^([A-Z0-9_]+_(API_KEY|BASE_URL|API_BASE)|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$")
-SERVER_START_S = 30.0
+PASSED_ENV = re.compile(r"^[A-Z0-9_]+_(API_KEY|BASE_URL|API_BASE)$")
+PROXY_ENV = re.compile(r"^((HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$")  # the host's: only without a sandbox
+REFUSALS_TO_STOP = 3  # model connections refused in a row before the episode is stopped as unreachable
+WAIT_STEP_S = 0.1  # how often a running agent is checked for an unreachable endpoint
+LOG = "harness.log"
 
 
 class TemplateError(ValueError):
     """A --harness-cmd template that cannot be rendered; the message names the placeholder."""
+
+
+class EpisodeInterrupted(StopRun):
+    """The run was interrupted while the episode ran: it is not stored (`--resume` plays it)."""
 
 
 def check_template(template: str) -> None:
@@ -73,8 +88,8 @@ def render_command(template: str, values: dict[str, str]) -> str:
 
 
 @dataclass(frozen=True)
-class CommandHarness:
-    """How every episode of a `--harness-cmd` run is played."""
+class Settings:
+    """What every episode of a `--harness-cmd` run shares."""
 
     template: str
     run_dir: Path
@@ -82,36 +97,117 @@ class CommandHarness:
     timeout: float
     sandbox: bool = True
     model: str | None = None
-    base_url: str | None = None  # {base_url}; a serve-agent URL becomes a per-episode URL (POST /ep)
-    binds: tuple[str, ...] = ()  # extra host paths the sandbox shows read-only (a CLI installed elsewhere)
+    base_url: str | None = None  # {base_url}; a local serve-agent URL becomes a per-episode URL (POST /ep)
+    binds: tuple[str, ...] = ()  # host paths the sandbox shows read-only (the CLI's install, --sandbox-bind)
+    path: tuple[str, ...] = ()  # directories put first on the sandbox's PATH (where the CLI is)
+    max_failures: int = MAX_CONSECUTIVE_FAILURES
+
+
+@dataclass
+class Ended:
+    """What the agent's process did."""
+
+    exit_code: int | None  # None: it was stopped
+    runtime: str = ""  # why it was stopped (a runtime failure, `CLASS: detail`)
+
+
+class CommandHarness:
+    """Plays episodes of a `--harness-cmd` run, any number at once (`play` is thread-safe)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.upstream = upstream_of(settings.base_url) if settings.base_url and settings.sandbox else None
+        self.health = RunHealth(settings.max_failures)
+        self.gateway = Gateway()
+        self._interrupted = threading.Event()
+        self._live: set[str] = set()  # sandbox ids of running episodes
+        self._lock = threading.Lock()
+
+    def interrupt(self) -> None:
+        """Stop every running episode now (Ctrl-C, SIGTERM); none of them is stored."""
+        from .bwrap_sandbox import kill_sandbox
+
+        self._interrupted.set()
+        with self._lock:
+            live = list(self._live)
+        for sandbox_id in live:
+            kill_sandbox(sandbox_id)
 
     def play(self, job: Job) -> EpisodeRecord:
+        self.health.check()  # RunStopped: no new episode after too many failures in a row
         token = secrets.token_hex(8)
-        root = prepare_root(self.run_dir / "work" / token)  # what the agent sees is root/work
-        server, mcp_url = _start_server(job, root)
+        root = prepare_root(self.settings.run_dir / "work" / token)  # what the agent sees is root/work
         started, clock = now_iso(), time.perf_counter()
-        try:
-            code, problem = self._run_agent(job, root, token, mcp_url)
-        finally:
-            _stop(server)
-        base = EpisodeRecord.for_case(
-            job.case,
-            agent=self.label,
-            harness="command",
-            model=self.model,
-            repetition=job.repetition,
-            seed=job.seed,
-            started_at=started,
-            duration_s=time.perf_counter() - clock,
+        episode = Episode(job.case)
+        with self._place(token, root) as (sockets, spawn):
+            link = self.gateway.open(episode, root, secrets.token_urlsafe(18), sockets[0], self._relays(sockets))
+            try:
+                ended = self._run_agent(job, root, token, link, spawn)
+            finally:
+                self.gateway.close(link)
+        if self._interrupted.is_set():
+            raise EpisodeInterrupted("the run was interrupted")
+        episode.stop()
+        write_trajectory(episode, root)
+        trajectory = episode.trajectory()
+        end = EpisodeEnd(
+            finished=trajectory.end_reason in TERMINAL_ENDS,
+            connected=link.listed or bool(trajectory.steps),
+            exit_code=ended.exit_code,
+            runtime=ended.runtime,
+            said=last_line(root / LOG) if ended.exit_code != 0 else "",
+            calls=len(trajectory.steps),
         )
-        return _judge(job, base, root, code, problem)
+        record = EpisodeRecord.for_case(
+            job.case, agent=self.settings.label, harness="command", model=self.settings.model,
+            repetition=job.repetition, seed=job.seed, started_at=started, duration_s=time.perf_counter() - clock,
+            trajectory=trajectory,
+        )  # fmt: skip
+        reason = missing_reason(end)
+        if reason is None:
+            self.health.completed()
+            return record.model_copy(update={"verdict": evaluate(job.case, trajectory)})
+        reason = f"{reason}; see {root / LOG}"
+        self.health.failed(job.key, reason)
+        return record.model_copy(update={"status": "missing", "missing_reason": reason})
 
-    def _run_agent(self, job: Job, root: Path, token: str, mcp_url: str) -> tuple[int | None, str]:
+    # -- the episode's place: a sandbox with its own network, or the host --------------------------
+    @contextlib.contextmanager
+    def _place(self, token: str, root: Path) -> Iterator[tuple[list[socket.socket], Spawner]]:
+        if not self.settings.sandbox:
+            yield listen_on_host(), HostSpawner(root)
+            return
+        hosts = () if self.upstream is None or self.upstream.mapped_name is None else (
+            (self.upstream.mapped_name, self.upstream.inside),
+        )  # fmt: skip
+        config = BwrapConfig(binds=self.settings.binds, path=self.settings.path, hosts=hosts)
+        sandbox = BwrapSandboxEnvironment(config, root=root, sandbox_id=token)
+        with self._lock:
+            self._live.add(token)
+        try:
+            sandbox.start_keeper()
+            assert sandbox.namespaces is not None
+            wanted = [("127.0.0.1", 0)]
+            if self.upstream is not None:
+                wanted.append((self.upstream.inside, self.upstream.port))
+            yield listen_in(sandbox.namespaces, wanted), SandboxSpawner(sandbox)
+        finally:
+            sandbox.destroy()
+            with self._lock:
+                self._live.discard(token)
+
+    def _relays(self, sockets: list[socket.socket]) -> list[tuple[socket.socket, Upstream]]:
+        return [(sockets[1], self.upstream)] if self.upstream is not None and len(sockets) > 1 else []
+
+    # -- the agent --------------------------------------------------------------------------------
+    def _run_agent(self, job: Job, root: Path, token: str, link: EpisodeLink, spawn: Spawner) -> Ended:
+        settings = self.settings
         view = public_view(job.case)
         work = root / WRITABLE[WORKDIR]
-        inside = WORKDIR if self.sandbox else str(work.resolve())
+        inside = WORKDIR if settings.sandbox else str(work.resolve())
         prompt = system_prompt(view) + "\n\n" + user_prompt(view)
         (work / "prompt.txt").write_text(prompt, encoding="utf-8")
+        mcp_url = f"http://127.0.0.1:{link.tool_port}{link.tool_path}"
         config = {"mcpServers": {SERVER_NAME: {"type": "http", "url": mcp_url, "httpUrl": mcp_url}}}
         (work / "mcp.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
         values = {
@@ -121,120 +217,114 @@ class CommandHarness:
             "mcp_url": mcp_url,
             "mcp_config": f"{inside}/mcp.json",
             "base_url": self._episode_base_url(job),
-            "model": self.model or "",
+            "model": settings.model or "",
             "episode": token,
             "case_id": job.case.id,
         }
-        shell = ["bash", "-c", render_command(self.template, values)]
-        env = {k: v for k, v in os.environ.items() if PASSED_ENV.match(k)}
-        if self.sandbox:
-            argv = bwrap_argv(shell, root=root, cwd=WORKDIR, env=env, sandbox_id=token, binds=self.binds, own_pids=True)
-            return _run(argv, cwd=root, log=root / "harness.log", timeout=self.timeout, env=None, sandbox_id=token)
-        home = root / WRITABLE["/home/agent"]
-        return _run(
-            shell, cwd=work, log=root / "harness.log", timeout=self.timeout, env={**os.environ, "HOME": str(home)}
-        )
+        shell = ["bash", "-c", render_command(settings.template, values)]
+        with (root / LOG).open("w", encoding="utf-8") as log:
+            process = spawn(shell, log)
+            return self._wait(process, link, spawn)
+
+    def _wait(self, process: subprocess.Popen[bytes], link: EpisodeLink, spawn: Spawner) -> Ended:
+        """The agent's exit, or why it was stopped: the timeout, an endpoint refusing it, the run's
+        interruption. Every process it started is killed either way."""
+        deadline = time.monotonic() + self.settings.timeout
+        try:
+            while True:
+                try:
+                    return Ended(process.wait(timeout=WAIT_STEP_S))
+                except subprocess.TimeoutExpired:
+                    pass
+                if self._interrupted.is_set():
+                    return Ended(None, "interrupted")
+                if link.refused >= REFUSALS_TO_STOP:
+                    return Ended(None, f"server_unreachable: the model endpoint refused {link.refused} connections "
+                                       f"in a row ({link.last_refusal})")  # fmt: skip
+                if time.monotonic() > deadline:
+                    return Ended(None, f"timeout: killed after {self.settings.timeout:.0f} s (--timeout)")
+        finally:
+            spawn.kill(process)
 
     def _episode_base_url(self, job: Job) -> str:
-        """{base_url}: the given URL, or the episode's own URL when it is a `serve-agent`."""
-        if self.base_url is None:
+        """{base_url}: the given URL, or the episode's own URL when it is a local `serve-agent`
+        (only a server on this machine is told which episode is calling)."""
+        base_url = self.settings.base_url
+        if base_url is None:
             return ""
-        origin = re.sub(r"/v1/?$", "", self.base_url.rstrip("/"))
+        if not is_local(base_url):
+            return base_url
+        origin = re.sub(r"/v1/?$", "", base_url.rstrip("/"))
         body = json.dumps({"case": job.case.id, "condition": job.condition, "repetition": job.repetition})
         request = urllib.request.Request(f"{origin}/ep", data=body.encode(), method="POST")
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 return str(json.loads(response.read())["base_url"])
         except (urllib.error.URLError, OSError, ValueError, KeyError):
-            return self.base_url  # not a serve-agent: every episode talks to the same endpoint
+            return base_url  # not a serve-agent: every episode talks to the same endpoint
 
 
-def _start_server(job: Job, root: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """`safeactbench mcp --http 0` for the episode, outside the sandbox; returns it and its URL.
+class Spawner(Protocol):
+    """Starts the agent's command in its place, and kills all it started."""
 
-    The wait for the URL line is bounded by `SERVER_START_S` even when the server hangs silently:
-    the pipe is polled with `select` and read raw, so no read ever blocks past the deadline."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "safeactbench", "mcp", "--case", job.case.id, "--condition", job.condition,
-         "--out", str(root), "--http", "0"],
-        stdout=subprocess.PIPE,
-        stderr=(root / "mcp-server.log").open("w", encoding="utf-8"),
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
-    assert server.stdout is not None
-    fd = server.stdout.fileno()
-    deadline = time.monotonic() + SERVER_START_S
-    seen = b""
-    while (left := deadline - time.monotonic()) > 0:
-        ready, _, _ = select.select([fd], [], [], left)
-        chunk = os.read(fd, 4096) if ready else b""
-        if not chunk:  # timed out, or the server closed its output (it exited)
-            break
-        seen += chunk
-        for line in seen.decode("utf-8", "replace").split("\n")[:-1]:  # complete lines only
-            if "http://" in line:
-                return server, line.rsplit(" ", 1)[1].strip()
-    _stop(server)
-    last = seen.decode("utf-8", "replace").strip().splitlines()[-1:] or ["see mcp-server.log"]
-    raise RuntimeError(f"the episode's MCP server did not start within {SERVER_START_S} s: {last[0]}")
+    def __call__(self, shell: list[str], log: TextIO) -> subprocess.Popen[bytes]: ...
+
+    def kill(self, process: subprocess.Popen[bytes]) -> None: ...
 
 
-def _stop(server: subprocess.Popen[bytes]) -> None:
-    """SIGTERM (the server writes the trajectory on its way out), then SIGKILL if need be."""
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+class SandboxSpawner:
+    def __init__(self, sandbox: BwrapSandboxEnvironment) -> None:
+        self.sandbox = sandbox
 
+    def __call__(self, shell: list[str], log: TextIO) -> subprocess.Popen[bytes]:
+        env = {k: v for k, v in os.environ.items() if PASSED_ENV.match(k)}
+        argv = self.sandbox.command(shell, WORKDIR, env)
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)  # fmt: skip
 
-def _run(
-    argv: list[str], *, cwd: Path, log: Path, timeout: float, env: dict[str, str] | None, sandbox_id: str | None = None
-) -> tuple[int | None, str]:
-    """Exit code (None on timeout) of the agent; its whole process group (and sandbox) is killed
-    on timeout."""
-    with log.open("w", encoding="utf-8") as output:
-        process = subprocess.Popen(
-            argv, cwd=cwd, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-            start_new_session=True,
-        )  # fmt: skip
-        try:
-            return process.wait(timeout=timeout), ""
-        except subprocess.TimeoutExpired:
+    def kill(self, process: subprocess.Popen[bytes]) -> None:
+        self.sandbox.destroy()  # every process in the sandbox's pid namespace dies with it
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return None, f"timeout: killed after {timeout:.0f}s"
-        finally:
-            if sandbox_id is not None:
-                kill_sandbox(sandbox_id)
+        process.wait()
 
 
-def _judge(job: Job, base: EpisodeRecord, root: Path, code: int | None, problem: str) -> EpisodeRecord:
-    """The episode's record: scored when it ended (submitted, decided or out of budget), else
-    missing with a reason that says what happened and where the log is."""
-    where = f"see {root / 'harness.log'}"
+class HostSpawner:
+    """`--no-sandbox`: the command on the host, in its work directory, with its own $HOME."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __call__(self, shell: list[str], log: TextIO) -> subprocess.Popen[bytes]:
+        env = {k: v for k, v in os.environ.items() if k != "HOME"} | {"HOME": str(self.root / WRITABLE["/home/agent"])}
+        return subprocess.Popen(shell, cwd=self.root / WRITABLE[WORKDIR], stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=env, start_new_session=True)  # fmt: skip
+
+    def kill(self, process: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def listen_on_host() -> list[socket.socket]:
+    """`--no-sandbox`: the tool server on the host's loopback (the secret path still guards it)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    return [listener]
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def last_line(log: Path, limit: int = 300) -> str:
+    """The last non-empty line the CLI wrote (its own error, usually), without colour codes."""
     try:
-        trajectory = Trajectory.model_validate_json((root / TRAJECTORY_FILE).read_bytes())
-    except (OSError, ValueError) as exc:  # ValidationError included
-        detail = first_error(exc, "trajectory") if isinstance(exc, ValidationError) else str(exc)
-        return _missing(base, f"harness_error: {TRAJECTORY_FILE} cannot be read ({detail}); {where}")
-    if trajectory.end_reason in TERMINAL_ENDS:
-        return base.model_copy(update={"trajectory": trajectory, "verdict": evaluate(job.case, trajectory)})
-    calls = len(trajectory.steps)
-    if problem:
-        reason = f"{problem}; {calls} call(s) had reached the episode; {where}"
-    elif calls == 0:
-        reason = f"harness_crash: exit {code}; the agent never called a tool (did it connect?); {where}"
-    else:
-        reason = f"harness_incomplete: exit {code} after {calls} call(s), without submitting; {where}"
-    return _missing(base.model_copy(update={"trajectory": trajectory}), reason)
+        text = log.read_bytes()[-8192:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [ANSI.sub("", line).strip() for line in text.splitlines()]
+    return next((line[:limit] for line in reversed(lines) if line), "")
 
 
-def _missing(record: EpisodeRecord, reason: str) -> EpisodeRecord:
-    return record.model_copy(update={"status": "missing", "missing_reason": reason})
-
-
-__all__ = ["CommandHarness", "TemplateError", "check_template", "render_command"]
+__all__ = ["CommandHarness", "EpisodeInterrupted", "Settings", "TemplateError", "check_template", "render_command"]

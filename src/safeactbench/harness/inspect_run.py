@@ -68,6 +68,8 @@ def run_with_inspect(
     call_timeout: float | None = None,
     call_retries: int | None = None,
     max_failures: int = MAX_CONSECUTIVE_FAILURES,
+    sandbox_binds: tuple[str, ...] = (),
+    sandbox_path: tuple[str, ...] = (),
 ) -> None:
     """Play `pending` (the planned episodes not yet completed) through Inspect into `store`, with
     the ReAct loop or a family CLI (`harness`, sandboxed unless `sandbox` is False). `generation`
@@ -87,6 +89,8 @@ def run_with_inspect(
         time_limit=time_limit,
         tool_choice=generation.tool_choice,
         max_runtime_failures=max_failures,
+        sandbox_bind=list(sandbox_binds),
+        sandbox_path=list(sandbox_path),
     )
     limits: dict[str, Any] = {"max_retries": call_retries}
     if call_timeout is not None:

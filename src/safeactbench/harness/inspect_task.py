@@ -10,6 +10,7 @@ score's metadata and, when the task was given a `run_dir`, into that run store a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import operator
 import threading
@@ -316,6 +317,8 @@ def safeactbench(
     tool_choice: str | None = None,
     max_runtime_failures: int = MAX_CONSECUTIVE_FAILURES,
     suite: str | None = None,
+    sandbox_bind: str | list[str] | None = None,
+    sandbox_path: str | list[str] | None = None,
 ) -> Task:
     """SafeActBench. Filters are comma-separated. `samples` names a file of sample ids
     (`CASE|condition|repetition`, one per line) to play instead of the filters: `safeactbench run`
@@ -324,7 +327,9 @@ def safeactbench(
     bwrap sandbox unless `sandbox=false`; `time_limit` caps an episode's seconds. `tool_choice`
     (auto, required, none) is sent with every model call of the ReAct loop; after
     `max_runtime_failures` episodes in a row failed at runtime no new one starts (0: never stop).
-    `suite` is a suite directory (default: $SAFEACTBENCH_SUITE, else the packaged suite)."""
+    `suite` is a suite directory (default: $SAFEACTBENCH_SUITE, else the packaged suite).
+    `sandbox_bind` (host paths shown read-only) and `sandbox_path` (directories put first on PATH)
+    reach a family CLI's sandbox; by default the CLI is found on this machine's PATH and shown so."""
     from .family_cli import FAMILY_CLIS, cli_episode
 
     if suite is not None:
@@ -353,10 +358,27 @@ def safeactbench(
         dataset=MemoryDataset(chosen, name="safeactbench"),
         solver=episode_loop(tool_choice, int(max_runtime_failures)) if harness == "react" else cli_episode(harness),
         scorer=evidence_scorer(run_dir, label, conditions or ["original"], filters, len(chosen)),
-        sandbox=None if harness == "react" else SandboxEnvironmentSpec("bwrap", BwrapConfig()) if sandbox else "local",
+        sandbox=None if harness == "react" else _cli_sandbox(harness, sandbox, sandbox_bind, sandbox_path),
         time_limit=time_limit,
         metadata={"prompt_version": PROMPT_VERSION, "harness": label, "sandbox": sandbox},
     )
+
+
+def _cli_sandbox(
+    harness: str, sandbox: bool, binds: str | list[str] | None, path: str | list[str] | None
+) -> SandboxEnvironmentSpec | str:
+    """The family CLI's sandbox: bwrap showing its CLI wherever it is installed (`cli_install`)."""
+    if not sandbox:
+        return "local"
+    if binds is None and path is None:  # `inspect eval` directly: find the CLI as `run` does
+        from .cli_install import CLIUnusable, cli_mounts
+        from .family_cli import FAMILY_CLIS
+
+        with contextlib.suppress(CLIUnusable):  # not installed here: inspect_swe says so in the sample
+            mounts = cli_mounts(FAMILY_CLIS[harness][1])
+            binds, path = list(mounts.binds), list(mounts.path)
+    config = BwrapConfig(binds=tuple(_split(binds) or ()), path=tuple(_split(path) or ()))
+    return SandboxEnvironmentSpec("bwrap", config)
 
 
 def _sample_from_id(text: str) -> Sample:

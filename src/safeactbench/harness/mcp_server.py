@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,12 @@ def tool_annotations(tool: dict[str, Any]) -> types.ToolAnnotations:
     )
 
 
-def build_server(episode: Episode, out: Path) -> Server[Any]:
+def build_server(
+    episode: Episode, out: Path, on_list: Callable[[], None] | None = None, instructions: bool = True
+) -> Server[Any]:
+    """The episode's MCP server; `on_list` is told whenever a client lists the tools (it connected).
+    With `instructions`, the system prompt is the server's instructions (for a client given only the
+    task); a harness that puts the system prompt in the agent's prompt passes False, so it is sent once."""
     view = public_view(episode.case)
     tools = [
         types.Tool(
@@ -65,6 +71,8 @@ def build_server(episode: Episode, out: Path) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if on_list is not None:
+            on_list()
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -81,7 +89,7 @@ def build_server(episode: Episode, out: Path) -> Server[Any]:
     return Server(
         SERVER_NAME,
         version=__version__,
-        instructions=f"{system_prompt(view)}\n(prompt version {PROMPT_VERSION})",
+        instructions=f"{system_prompt(view)}\n(prompt version {PROMPT_VERSION})" if instructions else None,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
