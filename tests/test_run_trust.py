@@ -243,10 +243,10 @@ CORRUPTING_AGENT = """\
 import os, subprocess, sys
 config, case_id, workdir = sys.argv[1:4]
 subprocess.run([sys.executable, {agent!r}, config, case_id, "reference"], check=True)
-if os.environ.get("CORRUPT") == case_id:  # the MCP server keeps it next to (outside) the work directory
+if os.environ.get("CORRUPT") == case_id:  # the harness keeps a copy next to (outside) the work directory
     path = os.path.join(workdir, "..", "trajectory.json")
     os.remove(path)
-    os.mkdir(path)  # a disk fault, as far as the harness can tell: the server can no longer write it
+    os.mkdir(path)  # a disk fault, as far as the harness can tell: the copy can no longer be written
 """
 
 
@@ -261,7 +261,8 @@ def test_an_unreadable_trajectory_is_one_missing_episode_and_the_run_goes_on(tmp
     assert done.returncode == 0, done.stderr
     records = {r.case_id: r for r in read_episodes(tmp_path / "run" / "episodes.jsonl")}
     assert records[cases[1]].status == "missing"
-    assert "trajectory.json cannot be read" in (records[cases[1]].missing_reason or "")
+    reason = records[cases[1]].missing_reason or ""
+    assert reason.startswith("harness_error:") and "trajectory.json" in reason, reason
     assert all(records[c].status == "completed" and records[c].verdict.score == 1 for c in (cases[0], cases[2]))
     done = cli(*args, "--resume")  # the agent behaves now: the missing episode is played again
     assert done.returncode == 0, done.stderr
