@@ -1,11 +1,12 @@
-"""`serve-agent` as CLI agents reach it: streamed chat completions, the Responses API (Codex), episode
-base URLs, prompts wrapped in a CLI's own, tools offered under prefixed or namespaced names.
+"""`serve-agent` as CLI agents reach it: streamed chat completions, the Responses API (Codex), the
+Anthropic Messages API (Claude Code), the Gemini API (Gemini CLI), episode base URLs, prompts
+wrapped in a CLI's own, tools offered under prefixed or namespaced names.
 
 Real HTTP on loopback against `safeactbench serve-agent reference` in its own process (or `serve` in
-a thread), with the official `openai` SDK as the client. The test plays the client side: it offers
-the episode's tools under a CLI's names, executes every call it was offered on an `Episode` and
-answers a call to a tool it never offered as a CLI would (an error the episode never sees). The
-trajectory must be the in-process reference agent's, and score 1.
+a thread), with the official SDKs (`openai`, `anthropic`, `google-genai`) as the clients. The test
+plays the client side: it offers the episode's tools under a CLI's names, executes every call it was
+offered on an `Episode` and answers a call to a tool it never offered as a CLI would (an error the
+episode never sees). The trajectory must be the in-process reference agent's, and score 1.
 """
 
 from __future__ import annotations
@@ -227,6 +228,89 @@ def test_responses_api_refuses_what_it_cannot_answer(base_url: str) -> None:
         api.responses.create(model="reference", input=text, previous_response_id="resp_1")
     with pytest.raises(openai.BadRequestError, match="X-SafeActBench-Episode"):
         api.responses.create(model="reference", input="Summarise this repository.")
+
+
+# --- the Anthropic Messages API (Claude Code) and the Gemini API (Gemini CLI) ---------------------
+
+CLAUDE_PREFIX = "mcp__backoffice__"  # how Claude Code names the MCP server's tools
+GEMINI_PREFIX = "mcp_backoffice_"  # how Gemini CLI names them
+
+
+def _observation(episode: Episode, prefix: str, name: str, arguments: dict[str, Any]) -> str:
+    return json.dumps(episode.call(name.removeprefix(prefix), arguments), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "json"])
+def test_anthropic_messages_api_plays_a_case_as_claude_code_offers_it(base_url: str, stream: bool) -> None:
+    import anthropic
+
+    case = first_case("V2")
+    api = anthropic.Anthropic(base_url=base_url.removesuffix("/v1"), api_key="unused", max_retries=0, timeout=30)
+    view, episode = public_view(case), Episode(case)
+    tools = [{"name": CLAUDE_PREFIX + t["name"], "input_schema": t["parameters"]} for t in view.tools]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": user_prompt(view)}]
+    request: dict[str, Any] = {"model": "reference", "max_tokens": 1024, "system": system_prompt(view), "tools": tools}
+    while True:
+        if stream:
+            with api.messages.stream(messages=messages, **request) as events:
+                kinds = [event.type for event in events]
+                message = events.get_final_message()
+            assert kinds[0] == "message_start" and kinds[-1] == "message_stop", kinds
+        else:
+            message = api.messages.create(messages=messages, **request)
+        assert message.usage.input_tokens > 0 and message.usage.output_tokens > 0
+        [block] = message.content
+        if block.type != "tool_use":
+            assert block.type == "text" and block.text and message.stop_reason == "end_turn"
+            break
+        assert message.stop_reason == "tool_use" and block.name.startswith(CLAUDE_PREFIX)
+        messages.append({"role": "assistant", "content": [block.model_dump()]})
+        text = _observation(episode, CLAUDE_PREFIX, block.name, block.input)
+        result = {"type": "tool_result", "tool_use_id": block.id, "content": [{"type": "text", "text": text}]}
+        messages.append({"role": "user", "content": [result]})
+    assert_reference(case, episode)
+    assert api.messages.count_tokens(model="reference", messages=messages).input_tokens > 0
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "json"])
+def test_gemini_api_plays_a_case_as_gemini_cli_offers_it(base_url: str, stream: bool) -> None:
+    from google import genai
+    from google.genai import types
+
+    case = first_case("V2")
+    api = genai.Client(api_key="unused", http_options=types.HttpOptions(base_url=base_url.removesuffix("/v1")))
+    view, episode = public_view(case), Episode(case)
+    declarations = [
+        types.FunctionDeclaration(name=GEMINI_PREFIX + t["name"], parameters_json_schema=t["parameters"])
+        for t in view.tools
+    ]
+    config = types.GenerateContentConfig(
+        system_instruction=system_prompt(view),
+        tools=[types.Tool(function_declarations=declarations)],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    contents: list[types.Content] = [types.Content(role="user", parts=[types.Part(text=user_prompt(view))])]
+    while True:
+        if stream:
+            chunks = list(api.models.generate_content_stream(model="reference", contents=contents, config=config))
+            parts = [part for c in chunks for part in (c.candidates[0].content.parts or [])]  # type: ignore[index,union-attr]
+            usage = chunks[-1].usage_metadata
+        else:
+            response = api.models.generate_content(model="reference", contents=contents, config=config)
+            parts, usage = response.candidates[0].content.parts or [], response.usage_metadata  # type: ignore[index,union-attr]
+        assert usage is not None and usage.total_token_count
+        calls = [part.function_call for part in parts if part.function_call is not None]
+        if not calls:
+            assert "".join(part.text or "" for part in parts)
+            break
+        [call] = calls
+        assert call.name and call.name.startswith(GEMINI_PREFIX)
+        contents.append(types.Content(role="model", parts=[types.Part(function_call=call)]))
+        output = _observation(episode, GEMINI_PREFIX, call.name, dict(call.args or {}))
+        answered = types.FunctionResponse(name=call.name, response={"output": output})
+        contents.append(types.Content(role="user", parts=[types.Part(function_response=answered)]))
+    assert_reference(case, episode)
+    assert api.models.count_tokens(model="reference", contents=contents).total_tokens
 
 
 # --- episode base URLs --------------------------------------------------------------------------

@@ -1,13 +1,16 @@
-"""`safeactbench serve-agent AGENT`: a scripted agent behind OpenAI-compatible model APIs.
+"""`safeactbench serve-agent AGENT`: a scripted agent behind the model APIs CLI agents speak.
 
-An offline stand-in for a model endpoint. Point any OpenAI-compatible harness or CLI agent at
-`http://127.0.0.1:PORT/v1` — `run --harness lean`, Inspect's openai provider, Codex CLI, Qwen Code,
-your own — and the scripted agent plays the episode, so a harness can be checked end to end (the
-reference agent must score every case) and load-tested (`--latency`, `--jitter`; the concurrency
+An offline stand-in for a model endpoint. Point any harness or CLI agent at
+`http://127.0.0.1:PORT/v1` (without `/v1` for clients that add it: Claude Code, Gemini CLI) —
+`run --harness lean`, Inspect's openai provider, Codex CLI, Claude Code, Gemini CLI, OpenCode, Qwen
+Code, your own — and the scripted agent plays the episode, so a harness can be checked end to end
+(the reference agent must score every case) and load-tested (`--latency`, `--jitter`; the concurrency
 benchmark uses it).
 
-- APIs: chat completions (`POST .../chat/completions`) and Responses (`POST .../responses`), each
-  as plain JSON or as an SSE stream (`serve_agent.chat`, `serve_agent.responses`).
+- APIs: OpenAI chat completions (`POST .../chat/completions`) and Responses (`POST .../responses`),
+  Anthropic Messages (`POST .../v1/messages`) and Gemini (`POST .../models/M:generateContent`,
+  `:streamGenerateContent`), each as plain JSON or as an SSE stream (`serve_agent.chat`,
+  `.responses`, `.messages`, `.gemini`), so every family CLI can be pointed at it.
 - Which episode a request belongs to (`serve_agent.episodes`): an episode base URL
   `/ep/<token>/v1` (tokens from `POST /ep`), the `X-SafeActBench-Episode: case|condition|repetition`
   header the lean harness sends, else the task prompt of an original case found in the request.
@@ -44,7 +47,7 @@ from ..suite.data import load_suite
 from .openai_api import EPISODE_HEADER
 from .preflight import PROBE_MARK, PROBE_TOOL
 from .scripted_calls import Call
-from .serve_agent import chat, responses
+from .serve_agent import chat, gemini, messages, responses
 from .serve_agent.chat import made_calls
 from .serve_agent.episodes import (
     EpisodeKey,
@@ -104,7 +107,14 @@ class ServerStats:
 
 
 Reply = tuple[int, bytes, str]  # status, body, content type
-APIS: dict[str, WireAPI] = {"/chat/completions": chat, "/responses": responses}
+APIS: dict[str, WireAPI] = {
+    "/chat/completions": chat,
+    "/responses": responses,
+    "/messages": messages,
+    ":generateContent": gemini.generate,
+    ":streamGenerateContent": gemini.stream_generate,
+}
+COUNT_TOKENS = {"/messages/count_tokens": messages.count_tokens, ":countTokens": gemini.count_tokens}
 
 
 def _error(status: int, message: str, kind: str = "invalid_request_error") -> Reply:
@@ -165,6 +175,9 @@ class AgentServer:
             return _json(self.stats.summary())
         if method == "POST" and route == "/ep" and token is None:
             return self._register(body)
+        counter = next((count for suffix, count in COUNT_TOKENS.items() if route.endswith(suffix)), None)
+        if method == "POST" and counter is not None:
+            return _json(counter(body))
         api = next((api for suffix, api in APIS.items() if route.endswith(suffix)), None)
         if method != "POST" or api is None:
             self.stats.errors += 1

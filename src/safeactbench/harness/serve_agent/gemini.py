@@ -1,0 +1,137 @@
+"""The Gemini API (`POST .../models/MODEL:generateContent`, `:streamGenerateContent?alt=sse`), as
+Gemini CLI speaks it.
+
+A request holds `systemInstruction` (parts), `contents` (each `role` `user` or `model`, its
+`parts` text, the model's `functionCall`s and the client's `functionResponse`s) and `tools`
+(`functionDeclarations`); the turn is the number of `functionResponse` parts that carry an
+observation, or that answer a call of a tool the client does not offer (the agent's misnamed
+call). `POST .../models/MODEL:countTokens` answers an estimate, as the API does.
+
+The answer is a `GenerateContentResponse` with one candidate holding one `functionCall` part or one
+`text` part (`finishReason: STOP`) and `usageMetadata`; streamed (the path says so, not the body),
+as server-sent events of response chunks: text in pieces, a call whole, the last chunk with the
+finish reason and usage.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..tool_names import OfferedTool, offered_tool
+from .episodes import EpisodeKey, PromptIndex, RequestError
+from .turn import Answer, Turn, pieces, sse
+
+
+def _parse(body: bytes) -> dict[str, Any]:
+    try:
+        request = json.loads(body)
+    except ValueError as exc:
+        raise RequestError(f"the body is not JSON: {exc}") from None
+    if not isinstance(request, dict) or not isinstance(request.get("contents"), list):
+        raise RequestError("the body must be a JSON object with a 'contents' list")
+    return request
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return [part for part in parts if isinstance(part, dict)] if isinstance(parts, list) else []
+
+
+def _text(content: Any) -> str:
+    return "\n".join(str(p["text"]) for p in _parts(content) if isinstance(p.get("text"), str))
+
+
+def offered(request: dict[str, Any]) -> list[OfferedTool]:
+    tools = request.get("tools")
+    declarations = [
+        declaration
+        for tool in (tools if isinstance(tools, list) else [])
+        if isinstance(tool, dict) and isinstance(tool.get("functionDeclarations"), list)
+        for declaration in tool["functionDeclarations"]
+    ]
+    return [OfferedTool(d["name"]) for d in declarations if isinstance(d, dict) and isinstance(d.get("name"), str)]
+
+
+def made_calls(contents: list[Any], tools: list[OfferedTool]) -> int:
+    """Function responses with an observation's `status`, and answers to calls of unoffered tools
+    (matched by name, the API's calls having no ids); any other response is the client's own error."""
+    parts = [part.get("functionResponse") for content in contents for part in _parts(content)]
+    responses = [response for response in parts if isinstance(response, dict)]
+    return sum(
+        1
+        for response in responses
+        if '"status"' in "".join(_strings(response.get("response")))
+        or offered_tool(str(response.get("name")), tools) not in tools
+    )
+
+
+def _strings(value: Any) -> list[str]:
+    """The strings in a JSON value (a CLI wraps the tool's text in an object of its own)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def count_tokens(body: bytes) -> dict[str, int]:
+    """`:countTokens`: about 4 characters a token, as the answers count them."""
+    return {"totalTokens": len(body) // 4}
+
+
+def _args(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments
+
+
+def _usage(answer: Answer) -> dict[str, int]:
+    total = answer.prompt_tokens + answer.completion_tokens
+    return {"promptTokenCount": answer.prompt_tokens, "candidatesTokenCount": answer.completion_tokens,
+            "totalTokenCount": total}  # fmt: skip
+
+
+def chunk(model: str, answer: Answer, parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    out: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": f"resp_{answer.serial}"}
+    if last:
+        candidate["finishReason"] = "STOP"
+        out["usageMetadata"] = _usage(answer)
+    return out
+
+
+@dataclass(frozen=True)
+class GenerateContent:
+    """One of the two methods: `stream` for `:streamGenerateContent`."""
+
+    stream: bool
+
+    def read(self, body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
+        request = _parse(body)
+        contents = request["contents"]
+        tools = offered(request)
+        if episode is None:
+            texts = [_text(request.get("systemInstruction"))]
+            texts += [_text(c) for c in contents if isinstance(c, dict) and c.get("role", "user") == "user"]
+            episode = (index.case_id(texts), "original", 0)
+        return Turn(episode, made_calls(contents, tools), lambda tool: offered_tool(tool, tools), self.stream)
+
+    def render(self, model: str, answer: Answer, turn: Turn) -> tuple[bytes, str]:
+        chunks: list[list[dict[str, Any]]]
+        if answer.tool is None:
+            chunks = [[{"text": text}] for text in (pieces(answer.text) if self.stream else [answer.text])]
+        else:
+            chunks = [[{"functionCall": {"name": answer.tool.name, "args": _args(answer.arguments)}}]]
+        if not self.stream:
+            return json.dumps(chunk(model, answer, chunks[0], last=True)).encode(), "application/json"
+        events = [(None, chunk(model, answer, parts, i == len(chunks) - 1)) for i, parts in enumerate(chunks)]
+        return sse(events), "text/event-stream"
+
+
+generate = GenerateContent(stream=False)
+stream_generate = GenerateContent(stream=True)
