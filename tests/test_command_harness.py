@@ -1,8 +1,9 @@
 """`run --harness-cmd`: each episode's command in the bubblewrap sandbox, its tools served from outside
 it over MCP; the tested templates with real CLIs driven offline by `serve-agent reference`.
 
-Codex CLI is installed by `.ci/run` (a missing one fails in CI, skips elsewhere with the install
-command); Qwen Code is tested where installed and skipped, with the install command, elsewhere.
+`.ci/run` installs every templated CLI (Codex CLI, Qwen Code, Claude Code, Gemini CLI, OpenCode)
+under a non-system npm prefix: a missing one fails in CI and skips elsewhere with the install
+command.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from safeactbench.agents import get_agent
 from safeactbench.catalog import get_case
 from safeactbench.cli import app
 from safeactbench.harness.bwrap_sandbox import missing_tools
-from safeactbench.harness.cli_templates import EXECUTABLES
+from safeactbench.harness.cli_templates import EXECUTABLES, TEMPLATES
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import read_episodes
 from served import ONE_PER_PROTOCOL, TWO_PER_PROTOCOL, serve_agent
@@ -174,12 +175,21 @@ def test_concurrent_episodes_reach_only_their_own_tool_server(tmp_path: Path) ->
     assert foreign_steps == []
 
 
-@pytest.mark.parametrize("template", ["codex", "qwen-code"])
-def test_cli_templates_play_every_protocol_as_the_reference_agent(template: str, tmp_path: Path) -> None:
-    require(template, optional=template != "codex")
+def template_runs() -> list[object]:
+    """Every template on one chain case in CI's default run; under `-m real_cli` one case per
+    protocol (two for Codex)."""
+    runs: list[object] = []
+    for template in TEMPLATES:
+        runs.append(pytest.param(template, ["SAB-V2-033"], id=f"{template}-one"))
+        matrix = TWO_PER_PROTOCOL if template == "codex" else ONE_PER_PROTOCOL
+        runs.append(pytest.param(template, matrix, id=f"{template}-every-protocol", marks=pytest.mark.real_cli))
+    return runs
+
+
+@pytest.mark.parametrize(("template", "cases"), template_runs())
+def test_cli_templates_play_as_the_reference_agent(template: str, cases: list[str], tmp_path: Path) -> None:
+    require(template)
     out = tmp_path / template
-    # two cases per protocol for Codex; one for Qwen Code, which takes seconds longer per episode
-    cases = TWO_PER_PROTOCOL if template == "codex" else ONE_PER_PROTOCOL
     with serve_agent() as url:
         done = subprocess.run(
             [sys.executable, "-m", "safeactbench", "run", "--harness-cmd", f"@{template}", "--model", "reference",

@@ -18,7 +18,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bwrap_sandbox import SYSTEM_ROOTS, WORKDIR, bwrap_argv, hidden_paths, prepare_root
+from .bwrap_sandbox import BASE_ENV, SYSTEM_ROOTS, WORKDIR, bwrap_argv, hidden_paths, prepare_root
+
+SANDBOX_PATH = BASE_ENV["PATH"].split(":")
 
 # the oldest version each CLI was tested at (docs/harnesses.md); older Qwen Code never offers MCP
 # tools to the model and loops until the timeout
@@ -91,7 +93,7 @@ def cli_mounts(executable: str) -> CLIMounts:
         for candidate in (program, program.resolve()):
             if not _shown(candidate):
                 binds[str(_prefix(candidate))] = None
-        if not _shown(program):
+        if str(program.parent) not in SANDBOX_PATH:  # e.g. /opt/x/bin: shown, but not on the sandbox's PATH
             path[str(program.parent)] = None
     return CLIMounts(tuple(binds), tuple(path))
 
@@ -105,7 +107,7 @@ def check_inside(executable: str, mounts: CLIMounts, extra_binds: tuple[str, ...
     """`EXECUTABLE --version` inside a sandbox like an episode's: its first line, or CLIUnusable
     saying why it does not run there or is older than its floor."""
     root = prepare_root(Path(tempfile.mkdtemp(prefix="sab-preflight-")))
-    env = {"PATH": ":".join((*mounts.path, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"))}
+    env = {"PATH": ":".join((*mounts.path, *SANDBOX_PATH))}
     argv = bwrap_argv(
         [executable, "--version"], root=root, cwd=WORKDIR, env=env, sandbox_id=uuid.uuid4().hex,
         binds=(*mounts.binds, *extra_binds), own_pids=True,

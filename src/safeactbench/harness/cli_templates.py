@@ -32,8 +32,41 @@ TEMPLATES: dict[str, str] = {
         " && OPENAI_BASE_URL={base_url} OPENAI_API_KEY=${OPENAI_API_KEY:-none}"
         ' qwen --yolo --auth-type openai -m {model} -p "$(cat {prompt_file})"'
     ),
+    "claude-code": (
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 CLAUDE_CODE_DISABLE_AUTO_MEMORY=1 IS_SANDBOX=1"
+        " ENABLE_TOOL_SEARCH=false MCP_CONNECTION_NONBLOCKING=false"
+        " ANTHROPIC_BASE_URL={api_root} ANTHROPIC_API_KEY=${ANTHROPIC_API_KEY:-none}"
+        " claude -p --dangerously-skip-permissions --model {model}"
+        " --mcp-config {mcp_config} --strict-mcp-config --allowed-tools 'mcp__backoffice__*' --"
+        ' "$(cat {prompt_file})"'
+    ),
+    "gemini-cli": (
+        'mkdir -p "$HOME/.gemini"'
+        ' && printf \'{"privacy": {"usageStatisticsEnabled": false},'
+        ' "security": {"auth": {"selectedType": "gemini-api-key"}},'
+        ' "mcpServers": {"backoffice": {"httpUrl": "%s"}}}\' {mcp_url} > "$HOME/.gemini/settings.json"'
+        " && GOOGLE_GEMINI_BASE_URL={api_root} GEMINI_API_KEY=${GEMINI_API_KEY:-none} GEMINI_CLI_TRUST_WORKSPACE=true"
+        " gemini --yolo --model {model} --output-format text --allowed-mcp-server-names backoffice"
+        ' -p "$(cat {prompt_file})"'
+    ),
+    "opencode": (
+        "OPENCODE_DISABLE_MODELS_FETCH=true OPENCODE_DISABLE_AUTOUPDATE=true OPENCODE_DISABLE_LSP_DOWNLOAD=true"
+        " OPENCODE_DISABLE_DEFAULT_PLUGINS=true OPENCODE_DISABLE_SHARE=true"
+        ' OPENCODE_CONFIG_CONTENT="$(printf \'{"provider": {"bench": {"npm": "@ai-sdk/openai-compatible",'
+        ' "options": {"baseURL": "%s", "apiKey": "%s"}, "models": {"%s": {}}}},'
+        ' "mcp": {"backoffice": {"type": "remote", "url": "%s", "enabled": true}}}\''
+        ' {base_url} "${OPENAI_API_KEY:-none}" {model} {mcp_url})"'
+        " opencode run --model bench/{model} --dangerously-skip-permissions --title=episode"
+        ' "$(cat {prompt_file})"'
+    ),
 }
-EXECUTABLES = {"codex": ("codex", "@openai/codex"), "qwen-code": ("qwen", "@qwen-code/qwen-code")}
+EXECUTABLES = {
+    "codex": ("codex", "@openai/codex"),
+    "qwen-code": ("qwen", "@qwen-code/qwen-code"),
+    "claude-code": ("claude", "@anthropic-ai/claude-code"),
+    "gemini-cli": ("gemini", "@google/gemini-cli"),
+    "opencode": ("opencode", "opencode-ai"),
+}
 
 
 def expand(template: str) -> str:

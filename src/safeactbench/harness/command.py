@@ -15,8 +15,9 @@ brings. Per episode:
 - the work directory is named by a random token, never by the case (the id names the protocol).
 
 Template placeholders (each shell-quoted; anything else in braces that looks like one is an error):
-{workdir} {prompt} {prompt_file} {mcp_url} {mcp_config} {base_url} {model} {episode}, and
-{case_id} for plumbing tests only — never put it in a model's context.
+{workdir} {prompt} {prompt_file} {mcp_url} {mcp_config} {base_url} {api_root} ({base_url} without
+its `/v1`, for clients that add it) {model} {episode}, and {case_id} for plumbing tests only —
+never put it in a model's context.
 
 How the episode is stored is the one rule of `outcome`: a CLI that exits 0 without submitting
 stopped by itself (scored, `agent_stopped`); a CLI that crashed, never reached its tools, timed out
@@ -56,7 +57,8 @@ from .outcome import EpisodeEnd, missing_reason
 from .prompts import system_prompt, user_prompt
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth
 
-PLACEHOLDERS = ("workdir", "prompt", "prompt_file", "mcp_url", "mcp_config", "base_url", "model", "episode", "case_id")
+PLACEHOLDERS = ("workdir", "prompt", "prompt_file", "mcp_url", "mcp_config", "base_url", "api_root", "model", "episode",
+                "case_id")  # fmt: skip
 PLACEHOLDER = re.compile(r"(?<!\$)\{([a-z_]+)\}")  # `${VAR}` is the shell's, not ours
 TERMINAL_ENDS = {"submitted", "decided", "budget_exhausted"}
 PASSED_ENV = re.compile(r"^[A-Z0-9_]+_(API_KEY|BASE_URL|API_BASE)$")
@@ -210,13 +212,15 @@ class CommandHarness:
         mcp_url = f"http://127.0.0.1:{link.tool_port}{link.tool_path}"
         config = {"mcpServers": {SERVER_NAME: {"type": "http", "url": mcp_url, "httpUrl": mcp_url}}}
         (work / "mcp.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+        base_url = self._episode_base_url(job)
         values = {
             "workdir": inside,
             "prompt": prompt,
             "prompt_file": f"{inside}/prompt.txt",
             "mcp_url": mcp_url,
             "mcp_config": f"{inside}/mcp.json",
-            "base_url": self._episode_base_url(job),
+            "base_url": base_url,
+            "api_root": re.sub(r"/v1/?$", "", base_url),
             "model": settings.model or "",
             "episode": token,
             "case_id": job.case.id,
