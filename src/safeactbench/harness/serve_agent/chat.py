@@ -5,10 +5,8 @@ counted in the raw body (`tool_results`) and the body is parsed only when the ag
 offered under its own name, which keeps the server cheap next to the harness it measures. Other
 requests are parsed to find the episode from their text.
 
-Streams (`"stream": true`) follow OpenAI's `chat.completion.chunk` shapes: the role delta (with the
-tool call's index, id, type and name), argument or content deltas, a chunk with `finish_reason`
-(`tool_calls` or `stop`), a usage chunk with empty `choices` when `stream_options.include_usage`
-asks for it, then `data: [DONE]`.
+Streams (`"stream": true`) are the completion as `chat.completion.chunk`s (`streams.chat`), with a
+usage chunk when `stream_options.include_usage` asks for it.
 """
 
 from __future__ import annotations
@@ -19,9 +17,10 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from .. import streams
 from ..tool_names import OfferedTool, offered_tool
 from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn, pieces, sse
+from .turn import Answer, Turn
 
 TOOL_RESULT = re.compile(rb'"role"\s*:\s*"tool"')
 STREAM = re.compile(rb'"stream"\s*:\s*true')
@@ -109,7 +108,7 @@ def offered(request: dict[str, Any]) -> list[OfferedTool]:
 def render(model: str, answer: Answer, turn: Turn) -> tuple[bytes, str]:
     """The response body and its content type."""
     if turn.stream:
-        return _stream(model, answer, turn.include_usage), "text/event-stream"
+        return streams.chat(completion(model, answer), turn.include_usage), "text/event-stream"
     return json.dumps(completion(model, answer)).encode(), "application/json"
 
 
@@ -133,30 +132,3 @@ def completion(model: str, answer: Answer) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": "stop" if answer.tool is None else "tool_calls"}],
         "usage": answer.usage,
     }
-
-
-def _stream(model: str, answer: Answer, include_usage: bool) -> bytes:
-    base: dict[str, Any] = {
-        "id": f"chatcmpl-{answer.serial}",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-    }
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
-        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        return None, {**base, "choices": [choice], **({"usage": None} if include_usage else {})}
-
-    if answer.tool is None:
-        events = [chunk({"role": "assistant", "content": ""})]
-        events += [chunk({"content": piece}) for piece in pieces(answer.text)]
-        events.append(chunk({}, "stop"))
-    else:  # the first delta names the call; the arguments follow in pieces
-        opening = {"index": 0, **_tool_call(answer, answer.tool.name, "")}
-        events = [chunk({"role": "assistant", "content": None, "tool_calls": [opening]})]
-        for piece in pieces(answer.arguments):
-            events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
-        events.append(chunk({}, "tool_calls"))
-    if include_usage:
-        events.append((None, {**base, "choices": [], "usage": answer.usage}))
-    return sse(events, done=True)

@@ -8,9 +8,8 @@ observation, or that answer a call of a tool the client does not offer (the agen
 call). `POST .../models/MODEL:countTokens` answers an estimate, as the API does.
 
 The answer is a `GenerateContentResponse` with one candidate holding one `functionCall` part or one
-`text` part (`finishReason: STOP`) and `usageMetadata`; streamed (the path says so, not the body),
-as server-sent events of response chunks: text in pieces, a call whole, the last chunk with the
-finish reason and usage.
+`text` part (`finishReason: STOP`) and `usageMetadata`; streamed when the path says so (not the
+body), as `streams.gemini` sends it.
 """
 
 from __future__ import annotations
@@ -19,9 +18,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .. import streams
 from ..tool_names import OfferedTool, offered_tool
 from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn, pieces, sse
+from .turn import Answer, Turn
 
 
 def _parse(body: bytes) -> dict[str, Any]:
@@ -96,13 +96,14 @@ def _usage(answer: Answer) -> dict[str, int]:
             "totalTokenCount": total}  # fmt: skip
 
 
-def chunk(model: str, answer: Answer, parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
-    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
-    out: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": f"resp_{answer.serial}"}
-    if last:
-        candidate["finishReason"] = "STOP"
-        out["usageMetadata"] = _usage(answer)
-    return out
+def response(model: str, answer: Answer) -> dict[str, Any]:
+    if answer.tool is None:
+        part: dict[str, Any] = {"text": answer.text}
+    else:
+        part = {"functionCall": {"name": answer.tool.name, "args": _args(answer.arguments)}}
+    candidate = {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
+    return {"candidates": [candidate], "usageMetadata": _usage(answer), "modelVersion": model,
+            "responseId": f"resp_{answer.serial}"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -122,15 +123,9 @@ class GenerateContent:
         return Turn(episode, made_calls(contents, tools), lambda tool: offered_tool(tool, tools), self.stream)
 
     def render(self, model: str, answer: Answer, turn: Turn) -> tuple[bytes, str]:
-        chunks: list[list[dict[str, Any]]]
-        if answer.tool is None:
-            chunks = [[{"text": text}] for text in (pieces(answer.text) if self.stream else [answer.text])]
-        else:
-            chunks = [[{"functionCall": {"name": answer.tool.name, "args": _args(answer.arguments)}}]]
-        if not self.stream:
-            return json.dumps(chunk(model, answer, chunks[0], last=True)).encode(), "application/json"
-        events = [(None, chunk(model, answer, parts, i == len(chunks) - 1)) for i, parts in enumerate(chunks)]
-        return sse(events), "text/event-stream"
+        if self.stream:
+            return streams.gemini(response(model, answer)), "text/event-stream"
+        return json.dumps(response(model, answer)).encode(), "application/json"
 
 
 generate = GenerateContent(stream=False)

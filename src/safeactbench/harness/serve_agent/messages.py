@@ -7,9 +7,8 @@ a tool the client does not offer (the agent's misnamed call). `POST .../messages
 answers an estimate, as the API does.
 
 The answer is a `message` holding one `tool_use` block (`stop_reason: tool_use`) or one `text`
-block (`end_turn`), or, with `"stream": true`, Anthropic's event sequence: `message_start`,
-`content_block_start`, `content_block_delta`s (`input_json_delta` or `text_delta`),
-`content_block_stop`, `message_delta` (the stop reason and output tokens), `message_stop`.
+block (`end_turn`), or, with `"stream": true`, Anthropic's event sequence for it
+(`streams.messages`).
 """
 
 from __future__ import annotations
@@ -17,9 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .. import streams
 from ..tool_names import OfferedTool, offered_tool
 from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn, pieces, sse
+from .turn import Answer, Turn
 
 
 def _parse(body: bytes) -> dict[str, Any]:
@@ -94,54 +94,29 @@ def _input(arguments: str) -> Any:
         return arguments
 
 
-def block(answer: Answer, done: bool = True) -> dict[str, Any]:
-    """The answer's content block: complete, or as `content_block_start` opens it (`done` False)."""
+def block(answer: Answer) -> dict[str, Any]:
+    """The answer's content block."""
     if answer.tool is None:
-        return {"type": "text", "text": answer.text if done else ""}
-    return {
-        "type": "tool_use",
-        "id": f"toolu_{answer.serial}",
-        "name": answer.tool.name,
-        "input": _input(answer.arguments) if done else {},
-    }
+        return {"type": "text", "text": answer.text}
+    call_id = f"toolu_{answer.serial}"
+    return {"type": "tool_use", "id": call_id, "name": answer.tool.name, "input": _input(answer.arguments)}
 
 
-def _stop_reason(answer: Answer) -> str:
-    return "end_turn" if answer.tool is None else "tool_use"
-
-
-def message(model: str, answer: Answer, content: list[dict[str, Any]], stop: str | None) -> dict[str, Any]:
+def message(model: str, answer: Answer) -> dict[str, Any]:
     return {
         "id": f"msg_{answer.serial}",
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": content,
-        "stop_reason": stop,
+        "content": [block(answer)],
+        "stop_reason": "end_turn" if answer.tool is None else "tool_use",
         "stop_sequence": None,
-        "usage": {"input_tokens": answer.prompt_tokens, "output_tokens": answer.completion_tokens if stop else 1},
+        "usage": {"input_tokens": answer.prompt_tokens, "output_tokens": answer.completion_tokens},
     }
 
 
 def render(model: str, answer: Answer, turn: Turn) -> tuple[bytes, str]:
     """The response body and its content type."""
-    if not turn.stream:
-        return json.dumps(message(model, answer, [block(answer)], _stop_reason(answer))).encode(), "application/json"
-    events: list[tuple[str, dict[str, Any]]] = []
-
-    def emit(kind: str, **data: Any) -> None:
-        events.append((kind, {"type": kind, **data}))
-
-    emit("message_start", message=message(model, answer, [], None))
-    emit("content_block_start", index=0, content_block=block(answer, done=False))
-    if answer.tool is None:
-        for piece in pieces(answer.text):
-            emit("content_block_delta", index=0, delta={"type": "text_delta", "text": piece})
-    else:
-        for piece in pieces(answer.arguments):
-            emit("content_block_delta", index=0, delta={"type": "input_json_delta", "partial_json": piece})
-    emit("content_block_stop", index=0)
-    delta = {"stop_reason": _stop_reason(answer), "stop_sequence": None}
-    emit("message_delta", delta=delta, usage={"output_tokens": answer.completion_tokens})
-    emit("message_stop")
-    return sse(events), "text/event-stream"
+    if turn.stream:
+        return streams.messages(message(model, answer)), "text/event-stream"
+    return json.dumps(message(model, answer)).encode(), "application/json"

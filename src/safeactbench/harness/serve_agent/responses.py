@@ -10,10 +10,7 @@ entries and `namespace` entries grouping tools (Codex puts an MCP server's tools
 rebuilds its tool name from both).
 
 The answer is a `response` object whose `output` holds one `message` or `function_call` item, or,
-with `"stream": true`, OpenAI's event sequence: `response.created`, `response.in_progress`,
-`response.output_item.added`, then `response.function_call_arguments.delta`/`.done` or
-`response.content_part.added`, `response.output_text.delta`/`.done`, `response.content_part.done`,
-then `response.output_item.done` and `response.completed` (with `usage`).
+with `"stream": true`, OpenAI's event sequence for it (`streams.responses`).
 """
 
 from __future__ import annotations
@@ -22,9 +19,10 @@ import json
 import time
 from typing import Any
 
+from .. import streams
 from ..tool_names import OfferedTool, offered_tool
 from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn, pieces, sse
+from .turn import Answer, Turn
 
 PROMPT_ROLES = ("system", "developer", "user")
 
@@ -92,9 +90,10 @@ def offered(tools: Any) -> list[OfferedTool]:
 
 def render(model: str, answer: Answer, turn: Turn) -> tuple[bytes, str]:
     """The response body and its content type."""
+    complete = response(model, answer, [item(answer)], "completed")
     if turn.stream:
-        return _stream(model, answer), "text/event-stream"
-    return json.dumps(response(model, answer, [item(answer)], "completed")).encode(), "application/json"
+        return streams.responses(complete), "text/event-stream"
+    return json.dumps(complete).encode(), "application/json"
 
 
 def usage(answer: Answer) -> dict[str, Any]:
@@ -128,9 +127,9 @@ def response(model: str, answer: Answer, output: list[dict[str, Any]], status: s
     }
 
 
-def item(answer: Answer, done: bool = True) -> dict[str, Any]:
-    """The output item: complete, or as `response.output_item.added` announces it (`done` False)."""
-    status = "completed" if done else "in_progress"
+def item(answer: Answer) -> dict[str, Any]:
+    """The answer's output item."""
+    status = "completed"
     if answer.tool is None:
         content = [{"type": "output_text", "text": answer.text, "annotations": [], "logprobs": []}]
         return {
@@ -138,7 +137,7 @@ def item(answer: Answer, done: bool = True) -> dict[str, Any]:
             "type": "message",
             "status": status,
             "role": "assistant",
-            "content": content if done else [],
+            "content": content,
         }
     call = {
         "id": f"fc_{answer.serial}",
@@ -146,35 +145,8 @@ def item(answer: Answer, done: bool = True) -> dict[str, Any]:
         "status": status,
         "call_id": f"call_{answer.serial}",
         "name": answer.tool.name,
-        "arguments": answer.arguments if done else "",
+        "arguments": answer.arguments,
     }
     if answer.tool.namespace is not None:
         call["namespace"] = answer.tool.namespace
     return call
-
-
-def _stream(model: str, answer: Answer) -> bytes:
-    events: list[tuple[str, dict[str, Any]]] = []
-
-    def emit(kind: str, **data: Any) -> None:
-        events.append((kind, {"type": kind, "sequence_number": len(events), **data}))
-
-    started = response(model, answer, [], "in_progress")
-    emit("response.created", response=started)
-    emit("response.in_progress", response=started)
-    emit("response.output_item.added", output_index=0, item=item(answer, done=False))
-    at = {"item_id": item(answer)["id"], "output_index": 0}
-    if answer.tool is None:
-        part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
-        emit("response.content_part.added", **at, content_index=0, part=part)
-        for piece in pieces(answer.text):
-            emit("response.output_text.delta", **at, content_index=0, delta=piece, logprobs=[])
-        emit("response.output_text.done", **at, content_index=0, text=answer.text, logprobs=[])
-        emit("response.content_part.done", **at, content_index=0, part={**part, "text": answer.text})
-    else:
-        for piece in pieces(answer.arguments):
-            emit("response.function_call_arguments.delta", **at, delta=piece)
-        emit("response.function_call_arguments.done", **at, name=answer.tool.name, arguments=answer.arguments)
-    emit("response.output_item.done", output_index=0, item=item(answer))
-    emit("response.completed", response=response(model, answer, [item(answer)], "completed"))
-    return sse(events)

@@ -10,16 +10,14 @@ account for usage see plausible numbers.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from ...catalog import UnknownCase
 from ..scripted_calls import DONE_TEXT, Call, scripted_calls
 from ..tool_names import OfferedTool
 from .episodes import EpisodeKey, PromptIndex, RequestError
-
-PIECE = 24  # characters per streamed delta: several deltas per answer, as a real model streams
 
 
 @dataclass(frozen=True)
@@ -78,19 +76,3 @@ def answer(turn: Turn, call: Call | None, serial: int, prompt_chars: int) -> Ans
     tool, arguments = call
     text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     return Answer(serial, turn.route(tool), text, "", prompt_tokens, 8 + len(json.dumps(arguments)) // 4)
-
-
-def pieces(text: str) -> list[str]:
-    """`text` in streamed deltas."""
-    return [text[i : i + PIECE] for i in range(0, len(text), PIECE)]
-
-
-def sse(events: Iterable[tuple[str | None, Any]], done: bool = False) -> bytes:
-    """Server-sent events, each `(event name or None, data)`; `done` appends `data: [DONE]`."""
-    out = []
-    for name, data in events:
-        head = f"event: {name}\n" if name else ""
-        out.append(f"{head}data: {json.dumps(data, ensure_ascii=False)}\n\n")
-    if done:
-        out.append("data: [DONE]\n\n")
-    return "".join(out).encode()
