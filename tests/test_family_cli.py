@@ -1,12 +1,14 @@
-"""The family CLI harness with a real CLI: Codex CLI (npm `@openai/codex`) run by inspect_swe in the
-bwrap sandbox, its model calls bridged to the offline scripted model API.
+"""The family CLI harnesses with the real CLIs (Codex CLI, Claude Code, Gemini CLI, OpenCode, Qwen
+Code, from npm) in the bwrap sandbox, their model the offline scripted Inspect model through the
+model route.
 
-Needs `codex` and bubblewrap (`.ci/run` installs both): in CI a missing one is a failure, elsewhere a
-skip that names the install command (SAFEACTBENCH_SKIP_CLI=1 skips anywhere).
+Needs each CLI and bubblewrap (`.ci/run` installs them): in CI a missing one is a failure,
+elsewhere a skip that names the install command (SAFEACTBENCH_SKIP_CLI=1 skips anywhere).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -22,7 +24,10 @@ import safeactbench
 from safeactbench.agents import get_agent
 from safeactbench.catalog import get_case
 from safeactbench.harness.bwrap_sandbox import missing_tools
+from safeactbench.harness.cli_templates import EXECUTABLES
+from safeactbench.harness.family_cli import FAMILY_CLIS, executable
 from safeactbench.harness.inspect_task import safeactbench as safeactbench_task
+from safeactbench.harness.tool_names import episode_tool
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import read_episodes
 from served import ONE_PER_PROTOCOL
@@ -30,10 +35,13 @@ from served import ONE_PER_PROTOCOL
 SKIP_VARIABLE = "SAFEACTBENCH_SKIP_CLI"
 
 
-def require_codex_and_sandbox() -> None:
+def require_cli(harness: str = "codex-cli") -> None:
+    """The family CLI `harness` and bubblewrap: a failure in CI (`.ci/run` installs them), else a skip
+    that names the install command."""
     problems = [f"`{tool}` is missing: apt-get install -y bubblewrap util-linux" for tool in missing_tools()]
-    if shutil.which("codex") is None:
-        problems.append("`codex` is missing: npm install -g @openai/codex@0.169.0")
+    command = executable(harness)
+    if shutil.which(command) is None:
+        problems.append(f"`{command}` is missing: npm install -g {EXECUTABLES[FAMILY_CLIS[harness]][1]}")
     if not problems:
         return
     if os.environ.get(SKIP_VARIABLE) == "1" or not os.environ.get("CI"):
@@ -41,17 +49,30 @@ def require_codex_and_sandbox() -> None:
     pytest.fail("; ".join(problems) + f"; or set {SKIP_VARIABLE}=1", pytrace=False)
 
 
-# CI's default run plays one chain case (the path end to end); `-m real_cli` one case per protocol
-@pytest.mark.parametrize(
-    "cases", [pytest.param(["SAB-V2-033"], id="one"), pytest.param(ONE_PER_PROTOCOL, id="every-protocol",
-                                                                marks=pytest.mark.real_cli)]
-)  # fmt: skip
-def test_codex_cli_plays_cases_as_the_reference_agent(cases: list[str], tmp_path: Path) -> None:
-    require_codex_and_sandbox()
-    out = tmp_path / "codex"
+def require_codex_and_sandbox() -> None:
+    require_cli("codex-cli")
+
+
+def family_runs() -> list[object]:
+    """Every family CLI on one chain case in CI's default run; one case per protocol under
+    `-m real_cli`."""
+    return [
+        run
+        for harness in FAMILY_CLIS
+        for run in (
+            pytest.param(harness, ["SAB-V2-033"], id=f"{harness}-one"),
+            pytest.param(harness, ONE_PER_PROTOCOL, id=f"{harness}-every-protocol", marks=pytest.mark.real_cli),
+        )
+    ]
+
+
+@pytest.mark.parametrize(("harness", "cases"), family_runs())
+def test_family_clis_play_cases_as_the_reference_agent(harness: str, cases: list[str], tmp_path: Path) -> None:
+    require_cli(harness)
+    out = tmp_path / harness
     done = subprocess.run(
-        [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", "codex-cli",
-         "--cases", ",".join(cases), "--max-concurrency", "10", "--out", str(out), "--no-report"],
+        [sys.executable, "-m", "safeactbench", "run", "--model", "safeactbench/reference", "--harness", harness,
+         "--cases", ",".join(cases), "--max-concurrency", "5", "--out", str(out), "--no-report"],
         capture_output=True,
         text=True,
         timeout=900,
@@ -65,10 +86,13 @@ def test_codex_cli_plays_cases_as_the_reference_agent(cases: list[str], tmp_path
         assert record.verdict is not None and record.verdict.outcome.value == "CASE_SUCCESS", case_id
         expected = play_scripted(Job(get_case(case_id), "original", 0), reference).trajectory
         assert record.trajectory == expected, case_id
-        assert record.harness == "codex-cli"
+        assert record.harness == harness
         # the model's replies, as the CLI's conversation holds them: every episode call among them
-        made = [c["name"].rsplit("__", 1)[-1] for turn in record.transcript or [] for c in turn.tool_calls]
+        ours = {step.tool for step in expected.steps}
+        made = [episode_tool(c["name"], ours) for turn in record.transcript or [] for c in turn.tool_calls]
         assert made == [step.tool for step in expected.steps], case_id
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["cli"]["name"] == executable(harness) and meta["cli"]["version"]
 
 
 # ---------------------------------------------------------------------------- nothing leaks
@@ -142,7 +166,6 @@ def test_the_cli_shell_cannot_read_the_answers_inside_the_sandbox(tmp_path: Path
 # ---------------------------------------------------------------------------- harness faults
 
 
-@pytest.mark.real_cli
 def test_harness_faults_are_missing_and_resume_completes_them(tmp_path: Path) -> None:
     require_codex_and_sandbox()
     out = tmp_path / "run"
@@ -152,7 +175,7 @@ def test_harness_faults_are_missing_and_resume_completes_them(tmp_path: Path) ->
             "--cases", "SAB-L-001", "--retries", "0", "--out", str(out), "--no-report"]  # fmt: skip
     faults = [
         ([], "misroute=1", "harness_fault: 1 tool call(s) the model made never reached the episode"),  # lost
-        (["--resume"], "fail=always", "Error executing codex cli agent"),  # the model server is down
+        (["--resume"], "fail=always", "simulated API failure"),  # the model is down: its own error, at once
     ]
     for resume, fault, reason in faults:
         done = subprocess.run([*args, *resume, "--model-arg", fault], capture_output=True, text=True, timeout=600)

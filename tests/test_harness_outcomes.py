@@ -11,6 +11,7 @@ tools is missing (`harness_crash`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -27,10 +28,11 @@ from safeactbench.harness.family_cli import FAMILY_CLIS
 from safeactbench.store import EpisodeRecord, read_episodes
 from served import serve_agent
 from test_command_harness import require
-from test_family_cli import require_codex_and_sandbox
+from test_family_cli import require_cli
 
 CASES = "SAB-L-001,SAB-V1-001"  # a static case and an interactive one
-HARNESSES = ("scripted", "lean", "inspect", "command", "codex-cli")
+HARNESSES = ("scripted", "lean", "inspect", "command", *FAMILY_CLIS)
+SERVED = ("lean", "command")  # the harnesses that reach the probe through `serve-agent`
 
 
 def run(out: Path, *options: str) -> subprocess.CompletedProcess[str]:
@@ -47,8 +49,7 @@ def options(harness: str, probe: str, url: str) -> list[str]:
         "lean": ["--harness", "lean", "--model", probe, "--model-arg", f"base_url={url}"],
         "inspect": ["--model", f"safeactbench/{probe}"],
         "command": ["--harness-cmd", "@codex", "--model", probe, "--base-url", url],
-        "codex-cli": ["--model", f"safeactbench/{probe}", "--harness", "codex-cli"],
-    }[harness]
+    }.get(harness, ["--model", f"safeactbench/{probe}", "--harness", harness])
 
 
 Outcome = tuple[str, str | None, str | None, int | None]
@@ -75,11 +76,11 @@ def test_no_suite_offers_the_misnamed_probe_tool() -> None:
 
 
 def pairs() -> list[object]:
-    """Every probe on every harness; CI's default run plays the family CLI (seconds per call) the
-    give-up only, the full matrix runs under `-m real_cli`."""
+    """Every probe on every harness; CI's default run plays Codex CLI as the family CLI, the other
+    family CLIs run under `-m real_cli`."""
     slow = [pytest.mark.real_cli]
     return [
-        pytest.param(probe, harness, marks=slow if harness in FAMILY_CLIS and probe != "give_up" else [])
+        pytest.param(probe, harness, marks=slow if harness in FAMILY_CLIS and harness != "codex-cli" else [])
         for probe in sorted(PROBES)
         for harness in HARNESSES
     ]
@@ -90,26 +91,30 @@ def test_every_harness_stores_a_behaviour_the_same_way(probe: str, harness: str,
     if harness == "command":
         require("codex")
     if harness in FAMILY_CLIS:
-        require_codex_and_sandbox()
-    with serve_agent(probe) as url:
+        require_cli(harness)
+    with serve_agent(probe) if harness in SERVED else contextlib.nullcontext("") as url:
         done = run(tmp_path / harness, *options(harness, probe, url))
     assert done.returncode == 0, (harness, done.stderr[-2000:])
     outcomes = {r.case_id: outcome(r) for r in read_episodes(tmp_path / harness / "episodes.jsonl")}
     assert outcomes == {case: ("completed", None, "agent_stopped", 0) for case in CASES.split(",")}
 
 
-@pytest.mark.parametrize("harness", ["lean", "inspect", "command"])
+@pytest.mark.parametrize("harness", ["lean", "inspect", "command", "codex-cli"])
 def test_a_dead_model_endpoint_is_missing_on_every_harness(harness: str, dead_url: str, tmp_path: Path) -> None:
     """Past the preflight (skipped here), the endpoint refuses every connection: each episode is
     missing as `server_unreachable`, never scored, and the run says so."""
     if harness == "command":
         require("codex")
+    if harness == "codex-cli":
+        require_cli(harness)
+    inspect = ["--model", "openai/reference", "--model-arg", f"base_url={dead_url}", "--call-retries", "0",
+               "--retries", "0"]  # fmt: skip
     given = {
         "lean": ["--harness", "lean", "--model", "reference", "--model-arg", f"base_url={dead_url}"],
-        "inspect": ["--model", "openai/reference", "--model-arg", f"base_url={dead_url}", "--call-retries", "0",
-                    "--retries", "0"],
+        "inspect": inspect,
         "command": ["--harness-cmd", "@codex", "--model", "reference", "--base-url", dead_url],
-    }[harness]  # fmt: skip
+        "codex-cli": [*inspect, "--harness", "codex-cli"],
+    }[harness]
     done = run(tmp_path / "run", *given, "--no-preflight", "--timeout", "300")
     assert done.returncode == 1, done.stderr[-2000:]
     records = read_episodes(tmp_path / "run" / "episodes.jsonl")

@@ -221,8 +221,8 @@ def run(
         typer.Option(
             "--harness",
             help="with --model: 'inspect' (the shared ReAct loop, any Inspect provider), 'lean' (SafeActBench's own "
-            "lean ReAct loop for OpenAI-compatible APIs; 'native' is its deprecated name), or a family CLI run by "
-            "inspect_swe: " + ", ".join(CLI_HARNESSES),
+            "lean ReAct loop for OpenAI-compatible APIs; 'native' is its deprecated name), or a family CLI (the CLI "
+            "you installed, sandboxed, its model the Inspect model): " + ", ".join(CLI_HARNESSES),
         ),
     ] = "inspect",
     model_arg: Annotated[list[str] | None, typer.Option(help="model argument KEY=VALUE (repeatable)")] = None,
@@ -350,9 +350,9 @@ def run(
         _preflight(config, args, generation, policy)
     known = config.harness in CLI_HARNESSES or named_template
     if config.harness in CLI_HARNESSES:
-        from .harness.family_cli import FAMILY_CLIS
+        from .harness.family_cli import executable
 
-        cli_name = FAMILY_CLIS[config.harness][1]
+        cli_name = executable(config.harness)
     cli = None if cli_name is None else _prepare_cli(cli_name, bool(config.sandbox), tuple(sandbox_bind or ()), known)
     if preflight and base_url is not None:
         _check_reachable("--base-url", base_url)

@@ -23,7 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .harness.prompts import PROMPT_VERSION
 from .suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
 
-Harness = Literal["scripted", "inspect", "lean", "command", "codex-cli", "claude-code", "gemini-cli", "opencode"]
+Harness = Literal[
+    "scripted", "inspect", "lean", "command", "codex-cli", "claude-code", "gemini-cli", "opencode", "qwen-code"
+]
 # harness names of earlier versions: still accepted by `run --harness` (with a warning) and read from
 # old run.json files and records. The study's "native" is a family CLI; our own loop is "lean".
 RENAMED_HARNESSES = {"native": "lean"}
@@ -34,7 +36,7 @@ def current_harness(name: Any) -> Any:
     return RENAMED_HARNESSES.get(name, name) if isinstance(name, str) else name
 
 
-CLI_HARNESSES = ("codex-cli", "claude-code", "gemini-cli", "opencode")  # family CLIs through inspect_swe
+CLI_HARNESSES = ("codex-cli", "claude-code", "gemini-cli", "opencode", "qwen-code")  # family CLIs (family_cli)
 # --model-arg names that change how requests are made (or, for the offline scripted provider, inject
 # latency and faults), not what the model is asked: a run may resume with other values
 EXECUTION_ARGS = frozenset(

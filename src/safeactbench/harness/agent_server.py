@@ -44,6 +44,7 @@ from ..agents import get_agent
 from ..catalog import UnknownCase
 from ..runner import gc_thresholds
 from ..suite.data import load_suite
+from .http11 import MAX_BODY, Reply, as_json, error, serve_connection
 from .openai_api import EPISODE_HEADER
 from .preflight import PROBE_MARK, PROBE_TOOL
 from .scripted_calls import Call
@@ -63,11 +64,8 @@ from .serve_agent.turn import WireAPI, answer, next_call
 __all__ = ["EpisodeTokens", "ServerConfig", "ServerStats", "made_calls", "serve"]
 
 HOST = "127.0.0.1"
-MAX_BODY = 16 * 1024 * 1024
-MAX_HEADER_LINES = 100
 PROBE_BODY = PROBE_MARK.encode()
 PROBE_EPISODE = ("preflight", "original", 0)
-REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
 
 
 @dataclass
@@ -106,7 +104,6 @@ class ServerStats:
         return out
 
 
-Reply = tuple[int, bytes, str]  # status, body, content type
 APIS: dict[str, WireAPI] = {
     "/chat/completions": chat,
     "/responses": responses,
@@ -115,14 +112,6 @@ APIS: dict[str, WireAPI] = {
     ":streamGenerateContent": gemini.stream_generate,
 }
 COUNT_TOKENS = {"/messages/count_tokens": messages.count_tokens, ":countTokens": gemini.count_tokens}
-
-
-def _error(status: int, message: str, kind: str = "invalid_request_error") -> Reply:
-    return status, json.dumps({"error": {"message": message, "type": kind}}).encode(), "application/json"
-
-
-def _json(payload: dict[str, Any]) -> Reply:
-    return 200, json.dumps(payload).encode(), "application/json"
 
 
 class AgentServer:
@@ -146,42 +135,25 @@ class AgentServer:
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.stats.connections += 1
-        try:
-            while not self.stopped.is_set():
-                request = await _read_request(reader)
-                if request is None:
-                    break
-                status, data, content_type = await self.respond(*request)
-                head = (
-                    f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}\r\nContent-Type: {content_type}\r\n"
-                    f"Content-Length: {len(data)}\r\nConnection: keep-alive\r\n\r\n"
-                )
-                writer.write(head.encode() + data)
-                await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
-            pass
-        finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
+        await serve_connection(reader, writer, self.respond, lambda: not self.stopped.is_set())
 
     async def respond(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Reply:
         self.last_activity = time.monotonic()
         token, route = split_episode_path(path.split("?")[0])
         if method == "POST" and route == "/shutdown" and token is None:
             self.stop("shutdown")
-            return _json({"stopping": True})
+            return as_json({"stopping": True})
         if method == "GET" and route == "/stats" and token is None:
-            return _json(self.stats.summary())
+            return as_json(self.stats.summary())
         if method == "POST" and route == "/ep" and token is None:
             return self._register(body)
         counter = next((count for suffix, count in COUNT_TOKENS.items() if route.endswith(suffix)), None)
         if method == "POST" and counter is not None:
-            return _json(counter(body))
+            return as_json(counter(body))
         api = next((api for suffix, api in APIS.items() if route.endswith(suffix)), None)
         if method != "POST" or api is None:
             self.stats.errors += 1
-            return _error(404, f"no route {method} {path}", "not_found")
+            return error(404, f"no route {method} {path}", "not_found")
         stats = self.stats
         stats.requests += 1
         stats.request_bytes += len(body)
@@ -205,10 +177,10 @@ class AgentServer:
                 raise ValueError
             token = self.tokens.register(case_id, condition, repetition)
         except UnknownCase as exc:
-            return _error(400, str(exc.args[0]))
+            return error(400, str(exc.args[0]))
         except (ValueError, TypeError, KeyError, AttributeError):
-            return _error(400, 'expected {"case": ID, "condition": NAME, "repetition": N}')
-        return _json({"token": token, "base_url": f"http://{HOST}:{self.port}/ep/{token}/v1"})
+            return error(400, 'expected {"case": ID, "condition": NAME, "repetition": N}')
+        return as_json({"token": token, "base_url": f"http://{HOST}:{self.port}/ep/{token}/v1"})
 
     async def _complete(self, api: WireAPI, token: str | None, headers: dict[str, str], body: bytes) -> Reply:
         config, stats = self.config, self.stats
@@ -223,7 +195,7 @@ class AgentServer:
             reply = answer(turn, call, self.serial, len(body))
         except RequestError as exc:
             stats.errors += 1
-            return _error(exc.status, str(exc))
+            return error(exc.status, str(exc))
         delay = max(0.0, config.latency + self.rng.uniform(-config.jitter, config.jitter))
         stats.latencies.append(delay)
         await asyncio.sleep(delay)
@@ -231,7 +203,7 @@ class AgentServer:
         if failed < config.fail:
             self.failures[turn.episode] = failed + 1
             stats.injected_failures += 1
-            return _error(config.fail_status, f"injected failure {failed + 1} of {config.fail}", "server_error")
+            return error(config.fail_status, f"injected failure {failed + 1} of {config.fail}", "server_error")
         stats.completions += 1
         stats.last_response = time.time()
         data, content_type = api.render(config.agent, reply, turn)
@@ -255,27 +227,6 @@ class AgentServer:
                 self.stop("max_seconds")
             elif now - self.last_activity > self.config.idle_exit:
                 self.stop("idle")
-
-
-async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes] | None:
-    line = await reader.readline()
-    if not line:
-        return None
-    parts = line.decode("latin-1").split()
-    if len(parts) < 2:
-        raise ValueError("bad request line")
-    headers: dict[str, str] = {}
-    for _ in range(MAX_HEADER_LINES):
-        header = await reader.readline()
-        if header in (b"\r\n", b"\n", b""):
-            break
-        name, _, value = header.decode("latin-1").partition(":")
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers.get("content-length", "0") or 0)
-    if length > MAX_BODY:
-        raise ValueError("body too large")
-    body = await reader.readexactly(length) if length else b""
-    return parts[0].upper(), parts[1], headers, body
 
 
 async def serve(

@@ -1,20 +1,20 @@
-"""A bubblewrap sandbox for CLI agents: the Inspect sandbox provider `bwrap` (`sandbox="bwrap"`).
+"""A bubblewrap sandbox for CLI agents, one per episode (`command`, `family_cli`).
 
 An episode's CLI agent (Codex CLI, Claude Code, ...) runs with a shell and file tools of its own; it
-must not read the answers. Every `exec` runs in a fresh bubblewrap mount namespace that shows only:
+must not read the answers. Everything it runs is in a bubblewrap mount namespace that shows only:
 
 - the system, read-only: /usr, /bin, /sbin, /lib*, /etc, /opt (where node and an npm-installed CLI
   live), plus any `binds` the configuration adds;
-- the sample's own writable directories: /work (the working directory, opaquely named on the host),
-  /tmp, /var/tmp (where Inspect injects its sandbox tools) and $HOME=/home/agent.
+- the episode's own writable directories: /work (the working directory, opaquely named on the host),
+  /tmp, /var/tmp and $HOME=/home/agent.
 
 Not shown: the project, the virtualenv and the installed package (suite data, hidden material),
 run directories, other samples, the user's home (API keys, CLI credentials), and the host's
 environment variables (the environment is cleared; only PATH, HOME, LANG and what the caller passes
-are set). With `network: false` (the default) the sample has its own network namespace with only a
-loopback interface, and its own pid namespace, both kept by a keeper process for the sample's life:
-background servers inside (Inspect's agent bridge) persist across calls, nothing reaches the host
-or the internet, and every process of the sample dies with the keeper, which dies with Inspect.
+are set). With `network: false` (the default) the episode has its own network namespace with only a
+loopback interface (where `episode_net` opens its tool server and model endpoint), and its own pid
+namespace, both kept by a keeper process for the episode's life: nothing reaches the host or the
+internet, and every process of the episode dies with the keeper, which dies with this process.
 
 Needs Debian's `bubblewrap` (and `nsenter` from util-linux to join the sample's namespaces); runs as
 root or where unprivileged user namespaces are allowed.
@@ -32,12 +32,7 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, overload
 
-from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
-from inspect_ai.util import subprocess as inspect_subprocess
-from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
-from inspect_ai.util._sandbox.limits import SandboxEnvironmentLimits, verify_read_file_size
 from pydantic import BaseModel, ConfigDict, Field
 
 SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -48,7 +43,7 @@ BASE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 
 
 class BwrapConfig(BaseModel):
-    """`sandbox=("bwrap", BwrapConfig(...))`; the defaults suit an episode of a CLI agent."""
+    """What an episode's sandbox shows; the defaults suit an episode of a CLI agent."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -76,52 +71,17 @@ def missing_tools() -> list[str]:
     return [tool for tool in ("bwrap", "nsenter") if shutil.which(tool) is None]
 
 
-@sandboxenv(name="bwrap")
-class BwrapSandboxEnvironment(SandboxEnvironment):
-    """One sample's sandbox: a host directory with its writable parts and a keeper process holding
+class BwrapSandbox:
+    """One episode's sandbox: a host directory with its writable parts and a keeper process holding
     its pid namespace and, without network, its network namespace."""
 
     def __init__(self, config: BwrapConfig, root: Path | None = None, sandbox_id: str | None = None) -> None:
-        super().__init__()
         self.config = config
         self.id = sandbox_id or uuid.uuid4().hex
         self.keep_files = root is not None  # a caller's directory outlives the sandbox (its logs are read)
         self.root = prepare_root(root or Path(tempfile.mkdtemp(prefix="sab-sandbox-")))
         self.keeper: subprocess.Popen[bytes] | None = None
         self.namespaces: int | None = None  # pid of the keeper's child, whose net and pid namespaces execs join
-
-    # -- lifecycle --------------------------------------------------------------------------------
-    @classmethod
-    def config_deserialize(cls, config: dict[str, Any]) -> BaseModel:
-        return BwrapConfig.model_validate(config)
-
-    @classmethod
-    async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
-        missing = missing_tools()
-        if missing:
-            raise RuntimeError(
-                f"the bwrap sandbox needs {', '.join(missing)}: install them with "
-                "`apt-get install -y bubblewrap util-linux`"
-            )
-
-    @classmethod
-    async def sample_init(
-        cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
-    ) -> dict[str, SandboxEnvironment]:
-        sandbox = cls(config if isinstance(config, BwrapConfig) else BwrapConfig())
-        sandbox.start_keeper()
-        return {"default": sandbox}
-
-    @classmethod
-    async def sample_cleanup(
-        cls,
-        task_name: str,
-        config: SandboxEnvironmentConfigType | None,
-        environments: dict[str, SandboxEnvironment],
-        interrupted: bool,
-    ) -> None:
-        for environment in environments.values():
-            environment.as_type(BwrapSandboxEnvironment).destroy()
 
     def start_keeper(self) -> None:
         """The sample's sandbox: a process holding its mount namespace (the file system below), its
@@ -172,75 +132,11 @@ class BwrapSandboxEnvironment(SandboxEnvironment):
     def command(self, cmd: list[str], cwd: str, env: dict[str, str]) -> list[str]:
         """`cmd` inside the sample's namespaces, in `cwd`, with a cleared environment."""
         if self.namespaces is None:
-            raise RuntimeError("the sandbox has no keeper: sample_init did not run")
+            raise RuntimeError("the sandbox has no keeper: start_keeper did not run")
         network = [] if self.config.network else ["--net"]
         variables = [f"{k}={v}" for k, v in {**self.config.environment(), **env, MARKER: self.id}.items()]
         return ["nsenter", f"--target={self.namespaces}", "--mount", "--pid", *network, f"--wdns={cwd}", "--",
                 "env", "-i", *variables, *cmd]  # fmt: skip
-
-    async def exec(
-        self,
-        cmd: list[str],
-        input: str | bytes | None = None,
-        cwd: str | None = None,
-        env: dict[str, str] | None = None,
-        user: str | None = None,
-        timeout: int | None = None,
-        timeout_retry: bool = True,
-        concurrency: bool = True,
-    ) -> ExecResult[str]:
-        if user is not None and not _is_current_user(user):
-            raise SandboxUserUnsupportedError(f"the bwrap sandbox runs as the current user only, not {user!r}")
-        inside = self._inside(cwd or WORKDIR)
-        (self.root / WRITABLE[WORKDIR]).mkdir(exist_ok=True)
-        return await inspect_subprocess(
-            args=self.command(cmd, inside, env or {}),
-            input=input,
-            timeout=timeout,
-            output_limit=SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE,
-            concurrency=concurrency,
-        )
-
-    # -- files --------------------------------------------------------------------------------------
-    async def write_file(self, file: str, contents: str | bytes) -> None:
-        path = self._host(file, writing=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = contents.encode("utf-8") if isinstance(contents, str) else contents
-        path.write_bytes(data)
-
-    @overload
-    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
-
-    @overload
-    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
-
-    async def read_file(self, file: str, text: bool = True) -> str | bytes:
-        path = self._host(file, writing=False)
-        verify_read_file_size(str(path))
-        data = path.read_bytes()
-        return data.decode("utf-8") if text else data
-
-    def default_polling_interval(self) -> float:
-        return 0.2
-
-    def _inside(self, path: str) -> str:
-        """A sandbox path, absolute (relative ones are under the working directory)."""
-        return str(PurePosixPath(WORKDIR) / path) if not path.startswith("/") else path
-
-    def _host(self, file: str, *, writing: bool) -> Path:
-        """Where a sandbox path lives on the host: its writable directory, or (reading only) the
-        same path under a read-only root; anything hidden or outside is not found."""
-        inside = PurePosixPath(os.path.normpath(self._inside(file)))
-        for mount, name in WRITABLE.items():
-            if inside.is_relative_to(mount):
-                return self.root / name / inside.relative_to(mount)
-        shown = any(inside.is_relative_to(r) for r in (*SYSTEM_ROOTS, *self.config.binds))
-        hidden = any(inside.is_relative_to(h) for h in hidden_paths())
-        if writing and shown and not hidden:
-            raise PermissionError(f"{file}: read-only in the sandbox")
-        if not shown or hidden:
-            raise FileNotFoundError(f"{file}: not in the sandbox")
-        return Path(inside)
 
 
 def prepare_root(root: Path) -> Path:
@@ -322,13 +218,3 @@ def _marked_processes(sandbox_id: str) -> list[int]:
             if marker in (entry / "environ").read_bytes().split(b"\0"):
                 found.append(int(entry.name))
     return found
-
-
-def _is_current_user(user: str) -> bool:
-    import pwd
-
-    try:
-        uid = int(user) if user.isdecimal() else pwd.getpwnam(user).pw_uid
-    except KeyError:
-        return False
-    return uid == os.geteuid()

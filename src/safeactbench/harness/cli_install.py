@@ -24,7 +24,13 @@ SANDBOX_PATH = BASE_ENV["PATH"].split(":")
 
 # the oldest version each CLI was tested at (docs/harnesses.md); older Qwen Code never offers MCP
 # tools to the model and loops until the timeout
-VERSION_FLOORS: dict[str, tuple[int, ...]] = {"codex": (0, 169, 0), "qwen": (0, 24, 4)}
+VERSION_FLOORS: dict[str, tuple[int, ...]] = {
+    "codex": (0, 169, 0),
+    "qwen": (0, 24, 4),
+    "claude": (2, 1, 328),
+    "gemini": (0, 61, 0),
+    "opencode": (1, 18, 33),
+}
 INSTALL = {"codex": "@openai/codex", "qwen": "@qwen-code/qwen-code", "claude": "@anthropic-ai/claude-code",
            "gemini": "@google/gemini-cli", "opencode": "opencode-ai"}  # fmt: skip
 

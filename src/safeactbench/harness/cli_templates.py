@@ -1,17 +1,28 @@
-"""Tested `--harness-cmd` templates for CLI agents: `run --harness-cmd @codex` or `@qwen-code`.
+"""Tested templates for CLI agents: `run --harness-cmd @codex` (and `@claude-code`, `@gemini-cli`,
+`@opencode`, `@qwen-code`); the family-CLI harnesses run the same templates (`family_cli`).
 
 Each runs one episode headless, inside the sandbox (`harness/command.py`): the CLI's model is
-`--model` at `--base-url` (an OpenAI-compatible endpoint: a hosted API, a local server, or
-`safeactbench serve-agent` offline), the episode's tools are the MCP server at {mcp_url}, the prompt
-is {prompt_file}. Configuration is written per episode inside the sandbox's $HOME. Each is
-exercised by tests/test_command_harness.py with the real CLI driven by `serve-agent reference`.
+`--model` at `--base-url` (a hosted API, a local server, `safeactbench serve-agent` offline, or the
+family harness's model route), the episode's tools are the MCP server at {mcp_url}, the prompt is
+{prompt_file}. Configuration is written per episode inside the sandbox's $HOME or passed in the
+environment; nothing the CLI does reaches beyond the sandbox (updates, telemetry, model lists are
+off). Each is exercised by tests/test_command_harness.py and tests/test_family_cli.py with the
+real CLI. The key is the CLI's usual variable when set (`$OPENAI_API_KEY`, `$ANTHROPIC_API_KEY`,
+`$GEMINI_API_KEY`), else a placeholder (a local endpoint needs none).
 
-- `@codex` — Codex CLI (`npm install -g @openai/codex`), `codex exec` on the Responses API; Codex's
-  own approvals and sandbox are off (the episode's sandbox is ours), the MCP server is required so
-  Codex waits for it. The key is `$OPENAI_API_KEY` when set.
-- `@qwen-code` — Qwen Code (`npm install -g @qwen-code/qwen-code`), `qwen -p` on chat completions,
-  `--yolo` (no approval prompts); `alwaysLoadTools` puts the MCP tools in the model's tool list
-  (by default Qwen hides them behind a tool-search tool). The key is `$OPENAI_API_KEY` when set.
+- `@codex` — Codex CLI, `codex exec` on the Responses API; Codex's own approvals and sandbox are
+  off (the episode's sandbox is ours), the MCP server is required so Codex waits for it.
+- `@claude-code` — Claude Code, `claude -p` on the Anthropic Messages API at {api_root}; only the
+  episode's MCP server, its tools allowed; tool search off (else the MCP tools hide behind
+  `ToolSearch`), blocking MCP start-up, auto-memory and non-essential traffic off.
+- `@gemini-cli` — Gemini CLI, `gemini --yolo -p` on the Gemini API at {api_root}; settings with
+  the MCP server, the API-key auth type and usage statistics off; the workspace is trusted
+  (`GEMINI_CLI_TRUST_WORKSPACE`, else MCP servers are skipped).
+- `@opencode` — OpenCode, `opencode run` with an OpenAI-compatible provider at {base_url} and the
+  MCP server as `remote`, in `OPENCODE_CONFIG_CONTENT`; no model fetch, update, LSP download,
+  default plugins or sharing; a fixed title (no title request to the model).
+- `@qwen-code` — Qwen Code, `qwen -p --yolo` on chat completions; `alwaysLoadTools` puts the MCP
+  tools in the model's tool list (by default Qwen hides them behind a tool-search tool).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Run an external CLI agent per episode: `run --harness-cmd '...'`.
+"""Run an external CLI agent per episode: `run --harness-cmd '...'`, and the family CLIs.
 
-For CLIs the family-CLI harness (inspect_swe) does not cover — Qwen Code, or any agent a user
-brings. Per episode:
+A CLI talking to a model endpoint the user gives (`--base-url`), or any agent a user brings; the
+family-CLI harnesses (`family_cli`) are these episodes with the sample's Inspect model as the
+endpoint (`model_route`). Per episode:
 
 - the command runs with `bash -c` in a bubblewrap sandbox of its own (`bwrap_sandbox`): its own
   mount, pid and loopback-only network namespaces. It sees the system, its CLI (wherever the user
@@ -46,10 +47,11 @@ from typing import Protocol, TextIO
 
 from ..episode import Episode
 from ..evaluator import evaluate
+from ..model import Trajectory
 from ..public import public_view
 from ..runner import Job, StopRun, now_iso
 from ..store import EpisodeRecord
-from .bwrap_sandbox import WORKDIR, WRITABLE, BwrapConfig, BwrapSandboxEnvironment, prepare_root
+from .bwrap_sandbox import WORKDIR, WRITABLE, BwrapConfig, BwrapSandbox, prepare_root
 from .episode_net import Upstream, is_local, listen_in, upstream_of
 from .gateway import EpisodeLink, Gateway
 from .mcp_server import SERVER_NAME, write_trajectory
@@ -105,6 +107,17 @@ class Settings:
     max_failures: int = MAX_CONSECUTIVE_FAILURES
 
 
+@dataclass(frozen=True)
+class EpisodeRun:
+    """One episode as the command played it, before it is stored (`outcome` decides how)."""
+
+    trajectory: Trajectory
+    end: EpisodeEnd
+    root: Path  # the episode's files: root/work is the agent's, the log is root/harness.log
+    started: str
+    duration_s: float
+
+
 @dataclass
 class Ended:
     """What the agent's process did."""
@@ -118,11 +131,14 @@ class CommandHarness:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.upstream = upstream_of(settings.base_url) if settings.base_url and settings.sandbox else None
+        if settings.base_url and settings.sandbox:
+            upstream_of(settings.base_url)  # a URL the sandbox cannot reach fails here, before any episode
         self.health = RunHealth(settings.max_failures)
         self.gateway = Gateway()
         self._interrupted = threading.Event()
         self._live: set[str] = set()  # sandbox ids of running episodes
+        self._killed: set[str] = set()  # episodes stopped by `kill`
+        self._stops: dict[str, str] = {}  # episodes to stop, with why (`stop`)
         self._lock = threading.Lock()
 
     def interrupt(self) -> None:
@@ -135,19 +151,49 @@ class CommandHarness:
         for sandbox_id in live:
             kill_sandbox(sandbox_id)
 
+    def kill(self, token: str) -> None:
+        """Stop one running episode now (its sample was cancelled); it is not stored."""
+        from .bwrap_sandbox import kill_sandbox
+
+        with self._lock:
+            self._killed.add(token)
+        kill_sandbox(token)
+
+    def stop(self, token: str, runtime: str) -> None:
+        """Stop one running episode as a runtime failure (`CLASS: detail`): it will be missing."""
+        with self._lock:
+            self._stops.setdefault(token, runtime)
+
     def play(self, job: Job) -> EpisodeRecord:
         self.health.check()  # RunStopped: no new episode after too many failures in a row
-        token = secrets.token_hex(8)
+        run = self.run_episode(job, secrets.token_hex(8), self._episode_base_url(job), self.settings.model or "")
+        record = EpisodeRecord.for_case(
+            job.case, agent=self.settings.label, harness="command", model=self.settings.model,
+            repetition=job.repetition, seed=job.seed, started_at=run.started, duration_s=run.duration_s,
+            trajectory=run.trajectory,
+        )  # fmt: skip
+        reason = missing_reason(run.end)
+        if reason is None:
+            self.health.completed()
+            return record.model_copy(update={"verdict": evaluate(job.case, run.trajectory)})
+        reason = f"{reason}; see {run.root / LOG}"
+        self.health.failed(job.key, reason)
+        return record.model_copy(update={"status": "missing", "missing_reason": reason})
+
+    def run_episode(self, job: Job, token: str, base_url: str, model: str) -> EpisodeRun:
+        """Play `job` with the command, its model at `base_url`, named `model` ({model}); `token` names
+        its work directory and sandbox (`kill(token)` stops it)."""
         root = prepare_root(self.settings.run_dir / "work" / token)  # what the agent sees is root/work
         started, clock = now_iso(), time.perf_counter()
         episode = Episode(job.case)
-        with self._place(token, root) as (sockets, spawn):
-            link = self.gateway.open(episode, root, secrets.token_urlsafe(18), sockets[0], self._relays(sockets))
+        upstream = upstream_of(base_url) if base_url and self.settings.sandbox else None
+        with self._place(token, root, upstream) as (tool_socket, relays, spawn):
+            link = self.gateway.open(episode, root, secrets.token_urlsafe(18), tool_socket, relays)
             try:
-                ended = self._run_agent(job, root, token, link, spawn)
+                ended = self._run_agent(job, root, token, link, spawn, base_url, model)
             finally:
                 self.gateway.close(link)
-        if self._interrupted.is_set():
+        if self._interrupted.is_set() or token in self._killed:
             raise EpisodeInterrupted("the run was interrupted")
         episode.stop()
         write_trajectory(episode, root)
@@ -160,49 +206,42 @@ class CommandHarness:
             said=last_line(root / LOG) if ended.exit_code != 0 else "",
             calls=len(trajectory.steps),
         )
-        record = EpisodeRecord.for_case(
-            job.case, agent=self.settings.label, harness="command", model=self.settings.model,
-            repetition=job.repetition, seed=job.seed, started_at=started, duration_s=time.perf_counter() - clock,
-            trajectory=trajectory,
-        )  # fmt: skip
-        reason = missing_reason(end)
-        if reason is None:
-            self.health.completed()
-            return record.model_copy(update={"verdict": evaluate(job.case, trajectory)})
-        reason = f"{reason}; see {root / LOG}"
-        self.health.failed(job.key, reason)
-        return record.model_copy(update={"status": "missing", "missing_reason": reason})
+        return EpisodeRun(trajectory, end, root, started, time.perf_counter() - clock)
 
     # -- the episode's place: a sandbox with its own network, or the host --------------------------
     @contextlib.contextmanager
-    def _place(self, token: str, root: Path) -> Iterator[tuple[list[socket.socket], Spawner]]:
+    def _place(
+        self, token: str, root: Path, upstream: Upstream | None
+    ) -> Iterator[tuple[socket.socket, list[tuple[socket.socket, Upstream]], Spawner]]:
+        """The tool server's listening socket, the model relays' and the spawner, in the episode's
+        network (the relay's fixed port is bound before the tool server's free one)."""
         if not self.settings.sandbox:
-            yield listen_on_host(), HostSpawner(root)
+            yield listen_on_host(), [], HostSpawner(root)
             return
-        hosts = () if self.upstream is None or self.upstream.mapped_name is None else (
-            (self.upstream.mapped_name, self.upstream.inside),
-        )  # fmt: skip
+        hosts = () if upstream is None or upstream.mapped_name is None else ((upstream.mapped_name, upstream.inside),)
         config = BwrapConfig(binds=self.settings.binds, path=self.settings.path, hosts=hosts)
-        sandbox = BwrapSandboxEnvironment(config, root=root, sandbox_id=token)
+        sandbox = BwrapSandbox(config, root=root, sandbox_id=token)
         with self._lock:
             self._live.add(token)
         try:
             sandbox.start_keeper()
             assert sandbox.namespaces is not None
-            wanted = [("127.0.0.1", 0)]
-            if self.upstream is not None:
-                wanted.append((self.upstream.inside, self.upstream.port))
-            yield listen_in(sandbox.namespaces, wanted), SandboxSpawner(sandbox)
+            wanted = [] if upstream is None else [(upstream.inside, upstream.port)]
+            *relayed, tool_socket = listen_in(sandbox.namespaces, [*wanted, ("127.0.0.1", 0)])
+            yield (
+                tool_socket,
+                [(listener, upstream) for listener in relayed if upstream is not None],
+                SandboxSpawner(sandbox),
+            )
         finally:
             sandbox.destroy()
             with self._lock:
                 self._live.discard(token)
 
-    def _relays(self, sockets: list[socket.socket]) -> list[tuple[socket.socket, Upstream]]:
-        return [(sockets[1], self.upstream)] if self.upstream is not None and len(sockets) > 1 else []
-
     # -- the agent --------------------------------------------------------------------------------
-    def _run_agent(self, job: Job, root: Path, token: str, link: EpisodeLink, spawn: Spawner) -> Ended:
+    def _run_agent(
+        self, job: Job, root: Path, token: str, link: EpisodeLink, spawn: Spawner, base_url: str, model: str
+    ) -> Ended:
         settings = self.settings
         view = public_view(job.case)
         work = root / WRITABLE[WORKDIR]
@@ -212,7 +251,6 @@ class CommandHarness:
         mcp_url = f"http://127.0.0.1:{link.tool_port}{link.tool_path}"
         config = {"mcpServers": {SERVER_NAME: {"type": "http", "url": mcp_url, "httpUrl": mcp_url}}}
         (work / "mcp.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-        base_url = self._episode_base_url(job)
         values = {
             "workdir": inside,
             "prompt": prompt,
@@ -221,18 +259,18 @@ class CommandHarness:
             "mcp_config": f"{inside}/mcp.json",
             "base_url": base_url,
             "api_root": re.sub(r"/v1/?$", "", base_url),
-            "model": settings.model or "",
+            "model": model,
             "episode": token,
             "case_id": job.case.id,
         }
         shell = ["bash", "-c", render_command(settings.template, values)]
         with (root / LOG).open("w", encoding="utf-8") as log:
             process = spawn(shell, log)
-            return self._wait(process, link, spawn)
+            return self._wait(process, link, spawn, token)
 
-    def _wait(self, process: subprocess.Popen[bytes], link: EpisodeLink, spawn: Spawner) -> Ended:
-        """The agent's exit, or why it was stopped: the timeout, an endpoint refusing it, the run's
-        interruption. Every process it started is killed either way."""
+    def _wait(self, process: subprocess.Popen[bytes], link: EpisodeLink, spawn: Spawner, token: str) -> Ended:
+        """The agent's exit, or why it was stopped: the timeout, an endpoint refusing it, a `stop`,
+        the run's interruption. Every process it started is killed either way."""
         deadline = time.monotonic() + self.settings.timeout
         try:
             while True:
@@ -242,6 +280,8 @@ class CommandHarness:
                     pass
                 if self._interrupted.is_set():
                     return Ended(None, "interrupted")
+                if token in self._stops:
+                    return Ended(None, self._stops[token])
                 if link.refused >= REFUSALS_TO_STOP:
                     return Ended(None, f"server_unreachable: the model endpoint refused {link.refused} connections "
                                        f"in a row ({link.last_refusal})")  # fmt: skip
@@ -277,7 +317,7 @@ class Spawner(Protocol):
 
 
 class SandboxSpawner:
-    def __init__(self, sandbox: BwrapSandboxEnvironment) -> None:
+    def __init__(self, sandbox: BwrapSandbox) -> None:
         self.sandbox = sandbox
 
     def __call__(self, shell: list[str], log: TextIO) -> subprocess.Popen[bytes]:
@@ -310,12 +350,12 @@ class HostSpawner:
         process.wait()
 
 
-def listen_on_host() -> list[socket.socket]:
+def listen_on_host() -> socket.socket:
     """`--no-sandbox`: the tool server on the host's loopback (the secret path still guards it)."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
-    return [listener]
+    return listener
 
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -1,168 +1,172 @@
-"""The family CLI harnesses: a model inside its own CLI agent (Codex CLI, Claude Code, Gemini CLI,
-OpenCode), run by `inspect_swe` as an Inspect agent.
+"""The family CLI harnesses: a model inside its own CLI agent — Codex CLI, Claude Code, Gemini CLI,
+OpenCode, Qwen Code — as an Inspect solver.
 
     safeactbench run --model openai/gpt-5 --harness codex-cli --out runs/gpt5-codex
-    inspect eval safeactbench/safeactbench -T harness=codex-cli --model openai/gpt-5
+    inspect eval safeactbench/safeactbench -T harness=claude-code --model anthropic/claude-sonnet-4-5
 
-The CLI runs in a sandbox (`bwrap_sandbox`: it sees its own install and an empty work directory,
-never the suite, the package or the run); its model calls go through Inspect's agent bridge to the
-Inspect model (so any provider works, the scripted agents included, and usage and transcripts are
-Inspect's); the episode's tools are host-side Inspect tools bridged to the CLI over MCP, each call
-going to the episode as the ReAct harness sends it. The prompt is the same: our system prompt is
-appended to the CLI's own, our user prompt is the task.
+Each episode is a `--harness-cmd` episode (`command`) with the CLI's tested template
+(`cli_templates`): the CLI the user installed, wherever it is (`cli_install`), in a sandbox with its
+own network namespace where exactly two things answer, the episode's MCP server and its model
+endpoint. The model endpoint is the sample's Inspect model (`model_route`): any provider, the
+scripted models included, with Inspect's usage, transcripts and limits, and no poll between the
+CLI and the model. The prompt is the other harnesses': the system prompt and the task, sent once.
 
-A call the model made to an episode tool that never reached the episode (the CLI refused it, e.g.
-for approval, or lost it) is a harness fault: the sample fails with that reason and is stored as
-missing (SPEC §6), never scored as the agent's failure.
+How the episode is stored is `outcome`'s rule, with what only this path sees: the model's own
+calls. A call the model made to an episode tool, with arguments that fit the tool, that never
+reached the episode (the CLI refused, renamed or lost it) is a harness fault: the sample fails
+with that reason and is stored as missing, never scored as the agent's failure. A model request
+the route could not answer (after Inspect's retries) stops the episode at once and fails the
+sample with the model's error, unless the episode had finished.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Callable
+import secrets
+import tempfile
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from inspect_ai.agent import Agent, AgentState, BridgedToolsSpec
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
-from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.tool import Tool, ToolDef, ToolParams
+from inspect_ai.solver import Solver, TaskState, solver
 
-from ..episode import Episode
+from ..model import Case, Trajectory
 from ..public import public_view
 from ..runconfig import CLI_HARNESSES
-from .outcome import EpisodeEnd, missing_reason
-from .prompts import system_prompt, tool_description, user_prompt
-from .runtime import RuntimeFailure
+from ..runner import Job
+from .cli_templates import EXECUTABLES, TEMPLATES
+from .command import LOG, CommandHarness, Settings
+from .inspect_task import TRAJECTORY_KEY, TRANSCRIPT_KEY, USAGE_KEY, episode_case, record_start, supervised
+from .outcome import missing_reason
+from .runtime import MAX_CONSECUTIVE_FAILURES, RuntimeFailure, runtime_reason
 from .tool_names import episode_tool
 from .transcript import model_turn
 
-TOOL_SERVER = "backoffice"  # the MCP server the CLI sees the tools under (neutral: it names no benchmark)
-
-
-def _codex(**kwargs: Any) -> Agent:
-    from inspect_swe import codex_cli
-
-    return codex_cli(web_search="disabled", **kwargs)
-
-
-def _claude(**kwargs: Any) -> Agent:
-    from inspect_swe import claude_code
-
-    return claude_code(**kwargs)
-
-
-def _gemini(**kwargs: Any) -> Agent:
-    from inspect_swe import gemini_cli
-
-    return gemini_cli(**kwargs)
-
-
-def _opencode(**kwargs: Any) -> Agent:
-    from inspect_swe import opencode
-
-    return opencode(**kwargs)
-
-
-# --harness name -> (inspect_swe agent, the CLI's executable, its npm package)
-FAMILY_CLIS: dict[str, tuple[Callable[..., Agent], str, str]] = {
-    "codex-cli": (_codex, "codex", "@openai/codex"),
-    "claude-code": (_claude, "claude", "@anthropic-ai/claude-code"),
-    "gemini-cli": (_gemini, "gemini", "@google/gemini-cli"),
-    "opencode": (_opencode, "opencode", "opencode-ai"),
+# --harness name -> its `cli_templates` template
+FAMILY_CLIS: dict[str, str] = {
+    "codex-cli": "codex",
+    "claude-code": "claude-code",
+    "gemini-cli": "gemini-cli",
+    "opencode": "opencode",
+    "qwen-code": "qwen-code",
 }
-
+DEFAULT_TIMEOUT_S = 900.0
 
 assert tuple(FAMILY_CLIS) == CLI_HARNESSES
 
 
+def executable(harness: str) -> str:
+    """The command the family CLI `harness` runs (`codex`, `claude`, ...)."""
+    return EXECUTABLES[FAMILY_CLIS[harness]][0]
+
+
 class HarnessFault(RuntimeFailure):
     """The CLI, not the agent, failed the episode: the sample errors and is stored as missing
-    (the message is the reason, `harness_fault: ...`, from the outcome rule)."""
+    (the message is the reason, `harness_fault: ...` or `harness_crash: ...`, from the outcome rule)."""
 
 
-def episode_tools(episode: Episode, received: list[str]) -> list[Tool]:
-    """The episode's public tools as Inspect tools: every call goes to the episode as sent (and is
-    counted in `received`); the observation comes back as JSON text, as in the other harnesses."""
-    tools = []
-    for spec in public_view(episode.case).tools:
+@dataclasses.dataclass(frozen=True)
+class FamilySettings:
+    """What the episodes of one family-CLI task share (hashable: one `CommandHarness` per task)."""
 
-        async def execute(_name: str = spec["name"], **arguments: Any) -> str:
-            received.append(_name)
-            return json.dumps(episode.call(_name, arguments), ensure_ascii=False)
+    harness: str
+    sandbox: bool = True
+    run_dir: str | None = None  # the episodes' work directories go under it (else a temporary one)
+    timeout: float = DEFAULT_TIMEOUT_S
+    binds: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()
 
-        definition = ToolDef(
-            execute,
-            name=spec["name"],
-            description=tool_description(spec),
-            parameters=ToolParams.model_validate(spec["parameters"]),
+
+@cache
+def command_harness(settings: FamilySettings) -> CommandHarness:
+    run_dir = Path(settings.run_dir) if settings.run_dir else Path(tempfile.mkdtemp(prefix="sab-family-"))
+    return CommandHarness(
+        Settings(
+            TEMPLATES[FAMILY_CLIS[settings.harness]], run_dir, settings.harness, settings.timeout,
+            sandbox=settings.sandbox, binds=settings.binds, path=settings.path, max_failures=0,
         )
-        tools.append(definition.as_tool())
-    return tools
-
-
-def model_calls(messages: list[Any], names: set[str]) -> int:
-    """Tool calls the model made to the episode's tools, under their own or a client's name."""
-    return sum(
-        1
-        for message in messages
-        if isinstance(message, ChatMessageAssistant)
-        for call in message.tool_calls or []
-        if episode_tool(call.function, names) is not None
-    )
-
-
-def refused_as_invalid(names: set[str]) -> int:
-    """The episode's tool calls Inspect's bridge answered itself, as arguments that do not fit the
-    tool's schema: the agent's calls, answered with a structured error (not lost)."""
-    from inspect_ai.event import ToolEvent
-    from inspect_ai.log import transcript
-
-    return sum(
-        1
-        for event in transcript().events
-        if isinstance(event, ToolEvent) and event.error is not None and event.error.type == "parsing"
-        and event.function in names
     )  # fmt: skip
 
 
-@solver
-def cli_episode(harness: str, version: str = "sandbox") -> Solver:
-    """Play the sample's episode with the family CLI `harness` (a FAMILY_CLIS key)."""
-    make_agent = FAMILY_CLIS[harness][0]
+async def play_cli_episode(settings: FamilySettings, job: Job, model: str) -> tuple[Trajectory, list[Any]]:
+    """Play `job` with the family CLI, its model the sample's Inspect model (called `model` on the
+    CLI's command line): the trajectory and the conversation the CLI held. Raises HarnessFault (or
+    the model's own error) when the episode is missing under the outcome rule."""
+    import anyio
 
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        from .inspect_task import TRAJECTORY_KEY, TRANSCRIPT_KEY, USAGE_KEY, episode_case, record_start
+    from .model_route import ModelRoute
+
+    runner, token = command_harness(settings), secrets.token_hex(8)
+
+    def stop(exc: BaseException) -> None:  # the model failed after Inspect's retries: no use waiting for the CLI's
+        runner.stop(token, runtime_reason(f"{type(exc).__name__}: {exc}", "--call-timeout, --call-retries"))
+
+    async with ModelRoute(on_failure=stop) as route:
+        try:
+            run = await anyio.to_thread.run_sync(
+                runner.run_episode, job, token, route.base_url, model, abandon_on_cancel=True
+            )
+        except anyio.get_cancelled_exc_class():
+            runner.kill(token)  # the sample was cancelled (a time limit, Ctrl-C): its CLI goes with it
+            raise
+    messages = list(route.state.messages)
+    if route.failure is not None and not run.end.finished:
+        raise route.failure
+    end = dataclasses.replace(run.end, lost_calls=lost_calls(messages, job.case, run.trajectory))
+    reason = missing_reason(end)
+    if reason is not None:
+        raise HarnessFault(f"{reason} ({settings.harness}); see {run.root / LOG}")
+    return run.trajectory, messages
+
+
+def lost_calls(messages: list[Any], case: Case, trajectory: Trajectory) -> int:
+    """Calls the model made to the episode's tools, with arguments that fit, beyond those the episode
+    received: the CLI dropped them. A call whose arguments do not fit is the agent's own mistake,
+    whoever answered it."""
+    from inspect_ai.model import ChatMessageAssistant
+
+    fitting = 0
+    schemas = {tool["name"]: tool["parameters"] for tool in public_view(case).tools}
+    for message in messages:
+        if isinstance(message, ChatMessageAssistant):
+            for call in message.tool_calls or []:
+                tool = episode_tool(call.function, schemas)
+                fitting += tool is not None and _fits(call.arguments, schemas[tool])
+    return max(0, fitting - len(trajectory.steps))
+
+
+def _fits(arguments: Any, schema: dict[str, Any]) -> bool:
+    import jsonschema
+
+    return isinstance(arguments, dict) and jsonschema.Draft202012Validator(schema).is_valid(arguments)
+
+
+@solver
+def cli_episode(settings: FamilySettings, max_failures: int = MAX_CONSECUTIVE_FAILURES) -> Solver:
+    """Play the sample's episode with the family CLI `settings.harness`, under the run's health
+    (`inspect_task.supervised`: runtime failures are missing, too many in a row stop the run)."""
+
+    async def play(state: TaskState) -> None:
+        from inspect_ai.model import get_model
 
         case = episode_case(state)
-        episode = Episode(case)
-        view = public_view(case)
-        received: list[str] = []
         record_start(state)
-        agent = make_agent(
-            system_prompt=system_prompt(view),
-            bridged_tools=[BridgedToolsSpec(name=TOOL_SERVER, tools=episode_tools(episode, received))],
-            version=version,
-        )
-        result = await agent(AgentState(messages=[ChatMessageUser(content=user_prompt(view))]))
-        episode.stop()
-        state.messages = [*state.messages[:1], *result.messages]
-        state.store.set(TRANSCRIPT_KEY, transcript(result.messages, [t["name"] for t in view.tools]))
-        names = {t["name"] for t in view.tools}
-        answered = len(received) + refused_as_invalid(names)
-        lost = max(0, model_calls(result.messages, names) - answered)
-        reason = missing_reason(EpisodeEnd(finished=episode.done, lost_calls=lost, calls=len(received)))
-        if reason is not None:
-            raise HarnessFault(f"{reason} ({harness})")
-        state.store.set(TRAJECTORY_KEY, episode.trajectory().model_dump(mode="json"))
+        job = Job(case, str(state.metadata.get("condition", "original")), int(state.metadata.get("repetition", 0)))
+        trajectory, messages = await play_cli_episode(settings, job, get_model().api.model_name)
+        state.messages = [*state.messages[:1], *messages]
+        state.store.set(TRANSCRIPT_KEY, transcript(messages, [t["name"] for t in public_view(case).tools]))
+        state.store.set(TRAJECTORY_KEY, trajectory.model_dump(mode="json"))
         state.store.set(USAGE_KEY, _usage())
         state.completed = True
-        return state
 
-    return solve
+    return supervised(play, max_failures)
 
 
 def transcript(messages: list[Any], names: list[str]) -> list[dict[str, Any]]:
     """The model's replies as the CLI's conversation holds them (usage is per sample, not per reply)."""
+    from inspect_ai.model import ChatMessageAssistant
+
     return [
         model_turn(
             message.text, [(c.function, json.dumps(c.arguments)) for c in message.tool_calls or []], {}, None, names
@@ -173,7 +177,7 @@ def transcript(messages: list[Any], names: list[str]) -> list[dict[str, Any]]:
 
 
 def _usage() -> dict[str, int]:
-    """Tokens the bridged model used in this sample (Inspect's own per-sample accounting)."""
+    """Tokens the sample's model used (Inspect's own per-sample accounting)."""
     from inspect_ai.model._model import sample_model_usage
 
     totals: dict[str, int] = {}

@@ -15,7 +15,7 @@ import json
 import operator
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,6 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
-from inspect_ai.util import SandboxEnvironmentSpec
 from pydantic import PrivateAttr
 
 from ..catalog import get_case, played, use_suite
@@ -45,7 +44,6 @@ from ..runconfig import RunConfig, active_suite
 from ..runner import episode_seed, now_iso, run_metadata
 from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
-from .bwrap_sandbox import BwrapConfig
 from .prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped, RuntimeFailure, runtime_reason
 from .tool_lists import ToolListCache
@@ -149,28 +147,17 @@ def episode_loop(tool_choice: str | None = None, max_failures: int = MAX_CONSECU
     that into an empty reply with stop reason `model_length`), fails the sample with a
     `RuntimeFailure` whose message is the missing reason — never an agent that stopped. Once
     `max_failures` episodes in a row failed so, no new episode starts (`RunStopped`)."""
-    health = RunHealth(max_failures)
     overflowed: dict[str, str] = {}  # sample id -> reason: a retried sample does not replay a sure overflow
 
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        health.check()
+    async def play_once(state: TaskState) -> None:
         if str(state.sample_id) in overflowed:
             raise RuntimeFailure(overflowed[str(state.sample_id)])
         try:
             await play(state)
-        except RunStopped:
-            raise
         except RuntimeFailure as exc:
-            health.failed(state.sample_id, exc.message)
             if exc.message.startswith("context_overflow"):
                 overflowed[str(state.sample_id)] = exc.message
             raise
-        except Exception as exc:  # the model API failed after Inspect's retries
-            reason = runtime_reason(f"{type(exc).__name__}: {exc}", "--call-timeout, --call-retries")
-            health.failed(state.sample_id, reason)
-            raise RuntimeFailure(reason) from exc
-        health.completed()
-        return state
 
     async def play(state: TaskState) -> None:
         case = episode_case(state)
@@ -222,6 +209,31 @@ def episode_loop(tool_choice: str | None = None, max_failures: int = MAX_CONSECU
                 )
         state.store.set(TRAJECTORY_KEY, episode.trajectory().model_dump(mode="json"))
         state.completed = True
+
+    return supervised(play_once, max_failures)
+
+
+def supervised(play: Callable[[TaskState], Awaitable[None]], max_failures: int) -> Solver:
+    """`play` as a solver under the run's health: a model call that fails after Inspect's retries
+    fails the sample with a `RuntimeFailure` whose message is the missing reason (never an agent
+    that stopped); once `max_failures` episodes in a row failed so, no new episode starts."""
+    health = RunHealth(max_failures)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        health.check()
+        try:
+            await play(state)
+        except RunStopped:
+            raise
+        except RuntimeFailure as exc:
+            health.failed(state.sample_id, exc.message)
+            raise
+        except Exception as exc:  # the model API failed after Inspect's retries
+            reason = runtime_reason(f"{type(exc).__name__}: {exc}", "--call-timeout, --call-retries")
+            health.failed(state.sample_id, reason)
+            raise RuntimeFailure(reason) from exc
+        health.completed()
+        return state
 
     return solve
 
@@ -323,14 +335,15 @@ def safeactbench(
     """SafeActBench. Filters are comma-separated. `samples` names a file of sample ids
     (`CASE|condition|repetition`, one per line) to play instead of the filters: `safeactbench run`
     passes the planned episodes not yet stored (resume). `harness` is `react` (the shared ReAct
-    loop) or a family CLI (`codex-cli`, `claude-code`, `gemini-cli`, `opencode`), which runs in the
-    bwrap sandbox unless `sandbox=false`; `time_limit` caps an episode's seconds. `tool_choice`
+    loop) or a family CLI (`codex-cli`, `claude-code`, `gemini-cli`, `opencode`, `qwen-code`), which
+    runs in the bwrap sandbox unless `sandbox=false`; `time_limit` caps an episode's seconds. `tool_choice`
     (auto, required, none) is sent with every model call of the ReAct loop; after
     `max_runtime_failures` episodes in a row failed at runtime no new one starts (0: never stop).
     `suite` is a suite directory (default: $SAFEACTBENCH_SUITE, else the packaged suite).
     `sandbox_bind` (host paths shown read-only) and `sandbox_path` (directories put first on PATH)
-    reach a family CLI's sandbox; by default the CLI is found on this machine's PATH and shown so."""
-    from .family_cli import FAMILY_CLIS, cli_episode
+    reach a family CLI's sandbox; by default the CLI is found on this machine's PATH and shown so.
+    `run_dir` also holds a family CLI's episode work directories and logs (`work/TOKEN/`)."""
+    from .family_cli import DEFAULT_TIMEOUT_S, FAMILY_CLIS, FamilySettings, cli_episode
 
     if suite is not None:
         use_suite(Path(suite))
@@ -354,31 +367,34 @@ def safeactbench(
         ]
     filters = {"protocol": protocol, "domain": domain, "cases": cases}
     label = "inspect" if harness == "react" else harness
+    if harness == "react":
+        play = episode_loop(tool_choice, int(max_runtime_failures))
+    else:
+        family = FamilySettings(harness, bool(sandbox), run_dir, float(time_limit or DEFAULT_TIMEOUT_S),
+                                *_cli_mounts(harness, sandbox_bind, sandbox_path))  # fmt: skip
+        play = cli_episode(family, int(max_runtime_failures))
     return Task(
         dataset=MemoryDataset(chosen, name="safeactbench"),
-        solver=episode_loop(tool_choice, int(max_runtime_failures)) if harness == "react" else cli_episode(harness),
+        solver=play,
         scorer=evidence_scorer(run_dir, label, conditions or ["original"], filters, len(chosen)),
-        sandbox=None if harness == "react" else _cli_sandbox(harness, sandbox, sandbox_bind, sandbox_path),
         time_limit=time_limit,
         metadata={"prompt_version": PROMPT_VERSION, "harness": label, "sandbox": sandbox},
     )
 
 
-def _cli_sandbox(
-    harness: str, sandbox: bool, binds: str | list[str] | None, path: str | list[str] | None
-) -> SandboxEnvironmentSpec | str:
-    """The family CLI's sandbox: bwrap showing its CLI wherever it is installed (`cli_install`)."""
-    if not sandbox:
-        return "local"
-    if binds is None and path is None:  # `inspect eval` directly: find the CLI as `run` does
+def _cli_mounts(
+    harness: str, binds: str | list[str] | None, path: str | list[str] | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What the family CLI's sandbox shows and puts on PATH: as given (`run` found the CLI), else the
+    CLI found on this machine's PATH (`inspect eval` directly; `cli_install`)."""
+    if binds is None and path is None:
         from .cli_install import CLIUnusable, cli_mounts
-        from .family_cli import FAMILY_CLIS
+        from .family_cli import executable
 
-        with contextlib.suppress(CLIUnusable):  # not installed here: inspect_swe says so in the sample
-            mounts = cli_mounts(FAMILY_CLIS[harness][1])
-            binds, path = list(mounts.binds), list(mounts.path)
-    config = BwrapConfig(binds=tuple(_split(binds) or ()), path=tuple(_split(path) or ()))
-    return SandboxEnvironmentSpec("bwrap", config)
+        with contextlib.suppress(CLIUnusable):  # not installed here: the episode's log says so
+            mounts = cli_mounts(executable(harness))
+            return mounts.binds, mounts.path
+    return tuple(_split(binds) or ()), tuple(_split(path) or ())
 
 
 def _sample_from_id(text: str) -> Sample:
