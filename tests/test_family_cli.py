@@ -30,7 +30,7 @@ from safeactbench.harness.inspect_task import safeactbench as safeactbench_task
 from safeactbench.harness.tool_names import episode_tool
 from safeactbench.runner import Job, play_scripted
 from safeactbench.store import read_episodes
-from served import ONE_PER_PROTOCOL
+from served import ONE_PER_PROTOCOL, serve_agent
 
 SKIP_VARIABLE = "SAFEACTBENCH_SKIP_CLI"
 
@@ -187,3 +187,62 @@ def test_harness_faults_are_missing_and_resume_completes_them(tmp_path: Path) ->
     latest = {r.key: r for r in read_episodes(out / "episodes.jsonl")}  # the completed retry supersedes
     [completed] = latest.values()
     assert completed.status == "completed" and completed.verdict is not None and completed.verdict.score == 1
+
+
+# ---------------------------------------------------------------------------- concurrent episodes
+
+PORT_PROBE = Path(__file__).parent / "port_probe.py"
+
+
+def knock(probe_file: Path, foreign: list[str]) -> str:
+    """The shell command a snooping model runs: the port probe (tests/port_probe.py) with its own MCP
+    URL (from the work directory's mcp.json), a fresh mark, and the foreign servers to try."""
+    own = "import json; print(json.load(open('/work/mcp.json'))['mcpServers']['backoffice']['url'])"
+    mark = "$(cat /proc/sys/kernel/random/uuid)"
+    return f'own=$(/usr/bin/python3 -c "{own}"); /usr/bin/python3 {probe_file} "$own" {mark} {" ".join(foreign)}'
+
+
+def test_concurrent_family_episodes_reach_only_their_own_servers(tmp_path: Path) -> None:
+    """Two family-CLI episodes at once, each a model having Codex's shell knock on every listener it
+    can see and on the host's (another episode's MCP server, a serve-agent): each reaches its own
+    two listeners (tool server, model endpoint) only, calls its own tool server only, and each
+    trajectory holds its own agent's call."""
+    require_codex_and_sandbox()
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("the probe runs on the system Python (/usr/bin/python3) inside the sandbox")
+    shown = tmp_path / "probe"
+    shown.mkdir()
+    shutil.copy(PORT_PROBE, shown / "port_probe.py")
+    foreign = subprocess.Popen(
+        [sys.executable, "-m", "safeactbench", "mcp", "--case", "SAB-V1-025", "--out", str(tmp_path / "foreign"),
+         "--http", "0"], stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    run_dir = tmp_path / "run"
+    try:
+        assert foreign.stdout is not None
+        foreign_url = foreign.stdout.readline().rsplit(" ", 1)[1].strip()
+        with serve_agent() as agent_url:
+            hosts = [u.split("/")[2] for u in (foreign_url, agent_url)]
+            PROBES.clear()
+            PROBES["only"] = knock(shown / "port_probe.py", hosts)
+            task = safeactbench_task(cases="SAB-V1-001,SAB-V2-001", harness="codex-cli", run_dir=str(run_dir),
+                                     sandbox_bind=str(shown))  # fmt: skip
+            [log] = inspect_eval(task, model="snoop/curious", display="none", log_dir=str(run_dir / "logs"),
+                                 max_samples=2)  # fmt: skip
+    finally:
+        foreign.terminate()
+        foreign.wait(timeout=30)
+    assert log.samples and len(log.samples) == 2, log.error
+    records = {r.case_id: r for r in read_episodes(run_dir / "episodes.jsonl")}
+    marks = {}
+    for sample in log.samples:
+        [output] = [m.text for m in sample.messages if isinstance(m, ChatMessageTool)]
+        seen = json.loads(next((line for line in output.splitlines()[::-1] if line.startswith("{")), output))
+        assert len(seen["reachable"]) == 2 and not set(seen["reachable"]) & set(hosts), seen  # its own two
+        assert len(seen["called"]) == 1, seen  # its own tool server: the model endpoint speaks no MCP
+        record = records[str(sample.metadata["case_id"])]
+        assert record.trajectory is not None
+        [step] = record.trajectory.steps
+        marks[record.case_id] = list(step.arguments.values()) if isinstance(step.arguments, dict) else []
+    assert len({m[0] for m in marks.values()}) == 2, marks  # each episode holds its own agent's mark
+    assert json.loads((tmp_path / "foreign" / "trajectory.json").read_text())["steps"] == []

@@ -385,16 +385,18 @@ def safeactbench(
 def _cli_mounts(
     harness: str, binds: str | list[str] | None, path: str | list[str] | None
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What the family CLI's sandbox shows and puts on PATH: as given (`run` found the CLI), else the
-    CLI found on this machine's PATH (`inspect eval` directly; `cli_install`)."""
-    if binds is None and path is None:
+    """What the family CLI's sandbox shows and puts on PATH. `run` passes both (it found the CLI);
+    `inspect eval` directly passes at most `sandbox_bind`: the CLI is found on this machine's PATH
+    (`cli_install`) and shown with it."""
+    shown, first = tuple(_split(binds) or ()), tuple(_split(path) or ())
+    if path is None:
         from .cli_install import CLIUnusable, cli_mounts
         from .family_cli import executable
 
         with contextlib.suppress(CLIUnusable):  # not installed here: the episode's log says so
             mounts = cli_mounts(executable(harness))
-            return mounts.binds, mounts.path
-    return tuple(_split(binds) or ()), tuple(_split(path) or ())
+            return (*mounts.binds, *shown), mounts.path
+    return shown, first
 
 
 def _sample_from_id(text: str) -> Sample:
