@@ -48,6 +48,7 @@ FULL: dict[str, list[tuple[str, Any]]] = {
     "episode": [("episode", lambda: m.episode_overhead(None, 5))],
     "e2e": [("startup", lambda: m.startup(3)), ("end_to_end", lambda: m.end_to_end(3))],
     "inspect": [("inspect", lambda: m.inspect_path())],
+    "cli": [("cli", lambda: m.cli_harnesses())],
     "concurrency": [("concurrency", lambda: m.concurrency())],
     "stats": [("stats", lambda: m.bootstrap_stats())],
     "prompts": [("prompts", lambda: prompt_tokens())],
@@ -60,6 +61,7 @@ QUICK: dict[str, list[tuple[str, Any]]] = {
         ("end_to_end", lambda: m.end_to_end(1, cases=QUICK_CASES, heavy=(1, 2))),
     ],
     "inspect": [("inspect", lambda: m.inspect_path(cases=QUICK_CASES))],
+    "cli": [("cli", lambda: m.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033"))],
     "concurrency": [
         ("concurrency", lambda: m.concurrency((1, 2), workloads=m.QUICK_WORKLOADS, cases=2, latency=0.02, jitter=0.005))
     ],
@@ -86,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--render", type=Path, default=None, help="measure nothing: render --out from a results JSON (from --json)"
     )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="measure the --only parts and keep every other part's numbers from benchmarks/results.json",
+    )
     args = parser.parse_args(argv)
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     unknown = sorted(set(parts) - set(PARTS))
@@ -100,6 +107,14 @@ def main(argv: list[str] | None = None) -> int:
         parts = [p for p in PARTS if p in results or (p == "e2e" and "end_to_end" in results)]
     else:
         results = run(parts, args.quick, log)
+        kept = ROOT / "benchmarks" / "results.json"
+        if args.update and kept.exists():
+            earlier = json.loads(kept.read_text(encoding="utf-8"))
+            update = {"parts": parts, "at": results["generated_at"], "elapsed_s": results["elapsed_s"]}
+            fresh = {k: v for k, v in results.items() if k not in ("machine", "generated_at", "elapsed_s", "load")}
+            results = {**earlier, **fresh, "load": {**earlier.get("load", {}), **results["load"]},
+                       "updates": [*earlier.get("updates", []), update]}  # fmt: skip
+            parts = [p for p in PARTS if p in results or (p == "e2e" and "end_to_end" in results)]
     baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline.exists() else None
     command = (
         "python -m benchmarks"

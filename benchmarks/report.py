@@ -70,6 +70,34 @@ TARGETS = [
         "{:.2f} s",
     ),
     Target(
+        "CLI harness overhead per episode, `--harness-cmd` (sandbox, network, tool server, relay)",
+        lambda r: r["cli"]["command_thin"]["per_episode_s"],
+        "<",
+        1.0,
+        "{:.2f} s",
+    ),
+    Target(
+        "CLI harness overhead per step, `--harness-cmd` (a turn, the CLI's clock)",
+        lambda r: r["cli"]["command_thin"]["turn_mean_s"],
+        "<",
+        0.1,
+        "{:.3f} s",
+    ),
+    Target(
+        "CLI harness overhead per episode, `--harness codex-cli` (the same + the model route)",
+        lambda r: r["cli"]["family_thin"]["per_episode_s"],
+        "<",
+        1.0,
+        "{:.2f} s",
+    ),
+    Target(
+        "CLI harness overhead per step, `--harness codex-cli` (a turn, the CLI's clock)",
+        lambda r: r["cli"]["family_thin"]["turn_mean_s"],
+        "<",
+        0.1,
+        "{:.3f} s",
+    ),
+    Target(
         "peak RSS of the whole-suite reference run", lambda r: r["end_to_end"]["peak_rss_mb"], "<", 300.0, "{:.0f} MB"
     ),
     Target(
@@ -255,6 +283,60 @@ def _section_inspect(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
     return out
 
 
+CLI_ROWS = {
+    "react": "ReAct (`run --model safeactbench/reference`, Inspect, no sandbox)",
+    "command_thin": "`--harness-cmd` with the thinnest CLI (`benchmarks/thin_cli.py`), `serve-agent`",
+    "family_thin": "the family path (`--harness codex-cli`: Inspect, the model route) with the thinnest CLI",
+    "command_codex": "`--harness-cmd @codex` (Codex CLI itself included), `serve-agent`",
+    "family_codex": "`--harness codex-cli` (Codex CLI itself included)",
+}
+
+
+def _section_cli(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
+    e = r.get("cli")
+    if not e:
+        return []
+    out = [
+        "### CLI harnesses: what the harness itself costs",
+        "",
+        f"Cases {', '.join(e['cases'])}, one episode at a time, the scripted reference as the model. From each "
+        "run's records, `duration_s` against the episode's model turns (calls + the closing turn), the run's "
+        "first episode (warm-up) left out: the intercept is the cost per episode, the slope the cost per step. "
+        "The thinnest CLI does a Python start-up and a little JSON, so its rows are the harness's own cost (sandbox, "
+        "network namespace, tool server, relays, and on the family path the model route over Inspect); the Codex "
+        "rows add Codex's own start-up and work. The thinnest CLI also times each of its turns (the model's "
+        "answer and the tool call it asked for): the per-step ratio to ReAct's slope uses that clock, since a "
+        "few milliseconds per step are below what the fit resolves.",
+        "",
+        "| path | episodes (score 1) | first episode, s | mean episode, s | per episode, s | per step, s "
+        "| a turn as the CLI sees it, s (mean) | × ReAct, mean episode | × ReAct, per step |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    react_step = e["react"]["per_step_s"]
+    for key, title in CLI_ROWS.items():
+        x = e.get(key)
+        if not x:
+            continue
+        step = x.get("turn_mean_s", x["per_step_s"])
+        step_ratio = step / react_step if "mean_ratio" in x and step > 0 and react_step > 0 else None
+        counts = f"{x['episodes']} ({x['successes']})" if "episodes" in x else "–"
+        out.append(
+            f"| {title} | {counts} | {fmt(x.get('first_s'), '{:.2f}')} | {fmt(x.get('mean_s'), '{:.3f}')} "
+            f"| {fmt(x['per_episode_s'], '{:.3f}')} | {fmt(x['per_step_s'], '{:.4f}')} "
+            f"| {fmt(x.get('turn_mean_s'), '{:.4f}')} | {fmt(x.get('mean_ratio'), '{:.1f}×')} "
+            f"| {fmt(step_ratio, '{:.1f}×')} |"
+        )
+    c = e.get("family_concurrency")
+    if c:
+        out += [
+            "",
+            f"Concurrency on the family path: the same episodes at `--max-concurrency {c['level']}` took "
+            f"{fmt(c['wall_s'], '{:.1f}')} s of wall time for {fmt(c['serial_episode_s'], '{:.1f}')} s of episodes "
+            f"played one at a time: **{fmt(c['speedup'], '{:.1f}')}×** (nothing waits for a poll; two cores).",
+        ]
+    return [*out, ""]
+
+
 WORKLOAD_TITLES = {
     "lean": "`run --harness lean`, reference agent (the target)",
     "inspect": "`run --model` through Inspect AI (the default harness), reference agent",
@@ -377,6 +459,11 @@ def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: st
         "Do not edit by hand: the numbers are in `benchmarks/results.json`, the text under *Findings* comes from "
         "`benchmarks/notes.md`, the *before* column from `benchmarks/baseline.json` (the same benchmark run "
         "before the latest round of fixes).",
+        *[
+            f"Re-measured since by `python -m benchmarks --only {','.join(u['parts'])} --update` on {u['at']} "
+            f"({u['elapsed_s']:.0f} s): those parts' numbers are from then, the rest from the run above."
+            for u in results.get("updates", [])
+        ],
         "",
         "## Machine",
         "",
@@ -415,6 +502,7 @@ def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: st
         _section_episode,
         _section_e2e,
         _section_inspect,
+        _section_cli,
         _section_concurrency,
         _section_stats,
         _section_prompts,

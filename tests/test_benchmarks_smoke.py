@@ -65,6 +65,26 @@ def test_inspect_path_tiny() -> None:
     assert isinstance(out["ratio"], float)
 
 
+def test_cli_harnesses_tiny() -> None:
+    from test_family_cli import require_cli
+
+    require_cli("codex-cli")
+    out = m.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033")
+    for path in ("react", "command_thin", "command_codex", "family_codex"):
+        assert out[path]["episodes"] == out[path]["successes"] == 3, (path, out[path])
+        assert out[path]["steps"] > 3 and _positive(out[path]["first_s"])
+    for path in ("command_thin", "family_thin"):
+        assert isinstance(out[path]["per_episode_s"], float) and isinstance(out[path]["per_step_s"], float)
+        assert _positive(out[path]["mean_ratio"]) and _positive(out[path]["turn_mean_s"])
+        assert out[path]["turns"] == out[path]["steps"]  # one turn per call: the CLI's clock saw every step
+    assert _positive(out["family_concurrency"]["speedup"])
+    assert "### CLI harnesses" in render({**_results_frame(), "cli": out}, None, "python -m benchmarks")
+
+
+def _results_frame() -> dict[str, object]:
+    return {"generated_at": "now", "elapsed_s": 1.0, "machine": machine(2), "load": {}}
+
+
 def test_concurrency_tiny() -> None:
     # the lean loop with the reference agent: the Inspect path has its own smoke test
     # (test_inspect_path_tiny), and the measurement code is the same for every workload
@@ -115,7 +135,7 @@ def test_report_and_command_line(tmp_path: Path) -> None:
     assert rendered.read_text(encoding="utf-8").split("\n")[4:] == text.split("\n")[4:]
     # a baseline renders as the 'before' column; missing parts render as dashes
     assert "| – |" in render(results, results, "python -m benchmarks")
-    assert len(TARGETS) == 9 and set(PARTS) >= {"evaluator", "concurrency"}
+    assert len(TARGETS) == 13 and set(PARTS) >= {"evaluator", "concurrency"}
     assert machine(2)["cores"]
 
 

@@ -76,6 +76,7 @@ class FamilySettings:
     timeout: float = DEFAULT_TIMEOUT_S
     binds: tuple[str, ...] = ()
     path: tuple[str, ...] = ()
+    template: str | None = None  # the command the episodes run (default: the CLI's tested template)
 
 
 @cache
@@ -83,7 +84,7 @@ def command_harness(settings: FamilySettings) -> CommandHarness:
     run_dir = Path(settings.run_dir) if settings.run_dir else Path(tempfile.mkdtemp(prefix="sab-family-"))
     return CommandHarness(
         Settings(
-            TEMPLATES[FAMILY_CLIS[settings.harness]], run_dir, settings.harness, settings.timeout,
+            settings.template or TEMPLATES[FAMILY_CLIS[settings.harness]], run_dir, settings.harness, settings.timeout,
             sandbox=settings.sandbox, binds=settings.binds, path=settings.path, max_failures=0,
         )
     )  # fmt: skip
