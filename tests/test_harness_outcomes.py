@@ -127,11 +127,36 @@ def test_the_preflight_names_a_dead_base_url_before_anything_is_written(dead_url
     assert not (tmp_path / "run").exists()
 
 
-def test_a_cli_that_crashes_before_reaching_its_tools_is_missing(tmp_path: Path) -> None:
+FAKE_CODEX = """#!/bin/sh
+# a Codex CLI that knows its version and crashes on anything else
+if [ "$1" = "--version" ]; then echo "codex-cli 0.169.0"; exit 0; fi
+echo "fatal: no credentials found" >&2
+exit 3
+"""
+
+
+@pytest.mark.parametrize("harness", ["command", "codex-cli"])
+def test_a_cli_that_crashes_before_reaching_its_tools_is_missing(harness: str, tmp_path: Path) -> None:
+    """Under `--harness-cmd` a command that crashes; as a family CLI, a `codex` (first on PATH, under
+    /tmp: the sandbox is shown it) that crashes: both missing as `harness_crash`, with its last line."""
     require()
-    done = run(tmp_path / "run", "--harness-cmd", "echo 'fatal: no credentials found' >&2; exit 3")
+    env = os.environ.copy()
+    if harness == "command":
+        given = ["--harness-cmd", "echo 'fatal: no credentials found' >&2; exit 3"]
+    else:
+        fake = tmp_path / "bin" / "codex"
+        fake.parent.mkdir()
+        fake.write_text(FAKE_CODEX)
+        fake.chmod(0o755)
+        env["PATH"] = f"{fake.parent}:{env['PATH']}"
+        given = ["--model", "safeactbench/reference", "--harness", "codex-cli", "--retries", "0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "safeactbench", "run", "--cases", CASES, "--out", str(tmp_path / "run"), "--no-report",
+         *given],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
     assert done.returncode == 1, done.stderr[-2000:]
     records = read_episodes(tmp_path / "run" / "episodes.jsonl")
-    assert {outcome(r)[:2] for r in records} == {("missing", "harness_crash")}
+    assert {outcome(r)[:2] for r in records} == {("missing", "harness_crash")}, [r.missing_reason for r in records]
     assert all("the CLI said: fatal: no credentials found" in (r.missing_reason or "") for r in records)
     assert json.loads((tmp_path / "run" / "run.json").read_text())["missing"] == {"harness_crash": 2}
