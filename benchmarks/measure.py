@@ -643,7 +643,7 @@ def _turns_seen(run_dir: Path) -> dict[str, float]:
     return {"turns": len(turns), "turn_median_s": statistics.median(turns), "turn_mean_s": statistics.mean(turns)}
 
 
-def cli_harnesses(cases: str = CLI_CASES, timeout: float = 1800.0) -> dict[str, Any]:
+def cli_harnesses(cases: str = CLI_CASES, timeout: float = 1800.0, with_codex: bool = True) -> dict[str, Any]:
     """What a CLI harness itself costs, next to the ReAct path on the same cases, one episode at a
     time (no queueing), the scripted reference as the model (no model compute).
 
@@ -656,10 +656,11 @@ def cli_harnesses(cases: str = CLI_CASES, timeout: float = 1800.0) -> dict[str, 
       `--harness codex-cli`: what a real CLI adds.
 
     From each run's records, `duration_s` against the episode's model turns: the intercept is the
-    per-episode cost, the slope the per-step cost; the thinnest CLI also times each of its turns."""
+    per-episode cost, the slope the per-step cost; the thinnest CLI also times each of its turns.
+    `with_codex` False leaves out the Codex rows and the concurrency run (the smoke test)."""
     out: dict[str, Any] = {"cases": cases.split(",")}
     base = ["--cases", cases, "--max-concurrency", "1", "--no-report"]
-    codex = shutil.which("codex") is not None and shutil.which("bwrap") is not None
+    codex = with_codex and shutil.which("codex") is not None and shutil.which("bwrap") is not None
     with scratch() as tmp:
         _run_cli(["--model", "safeactbench/reference", *base], tmp / "react", timeout=timeout)
         out["react"] = _episode_costs(tmp / "react")

@@ -68,16 +68,16 @@ def test_inspect_path_tiny() -> None:
 def test_cli_harnesses_tiny() -> None:
     from test_family_cli import require_cli
 
-    require_cli("codex-cli")
-    out = m.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033")
-    for path in ("react", "command_thin", "command_codex", "family_codex"):
+    require_cli("codex-cli")  # bubblewrap, and the family harness's checks of its CLI
+    out = m.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033", with_codex=False)
+    for path in ("react", "command_thin", "family_thin"):
         assert out[path]["episodes"] == out[path]["successes"] == 3, (path, out[path])
         assert out[path]["steps"] > 3 and _positive(out[path]["first_s"])
     for path in ("command_thin", "family_thin"):
         assert isinstance(out[path]["per_episode_s"], float) and isinstance(out[path]["per_step_s"], float)
         assert _positive(out[path]["mean_ratio"]) and _positive(out[path]["turn_mean_s"])
         assert out[path]["turns"] == out[path]["steps"]  # one turn per call: the CLI's clock saw every step
-    assert _positive(out["family_concurrency"]["speedup"])
+    assert "command_codex" not in out and "family_concurrency" not in out
     assert "### CLI harnesses" in render({**_results_frame(), "cli": out}, None, "python -m benchmarks")
 
 

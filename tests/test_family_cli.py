@@ -146,12 +146,15 @@ def shell_output(run_dir: Path, sandbox: bool) -> str:
     return "\n".join(outputs)
 
 
-def test_the_cli_shell_cannot_read_the_answers_inside_the_sandbox(tmp_path: Path) -> None:
+def test_the_cli_shell_cannot_read_the_answers_inside_the_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     require_codex_and_sandbox()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-own-key")  # the CLI's model is ours: no key goes in
     run_dir = tmp_path / "run"
     seen = shell_output(run_dir, sandbox=True)
     assert "== find" in seen, seen  # the probe ran
-    for secret in ("SAB-", '"expected_actions"', "world_seed", "config_id"):
+    for secret in ("SAB-", '"expected_actions"', "world_seed", "config_id", "sk-the-users-own-key"):
         assert secret not in seen, (secret, seen)
     assert seen.split("== find", 1)[1].split("== env", 1)[0].strip() == "", seen  # no suite or run file anywhere
     assert int(seen.split("== procs", 1)[1].split()[0]) < 30, seen  # the sample's processes, not the host's

@@ -105,6 +105,7 @@ class Settings:
     binds: tuple[str, ...] = ()  # host paths the sandbox shows read-only (the CLI's install, --sandbox-bind)
     path: tuple[str, ...] = ()  # directories put first on the sandbox's PATH (where the CLI is)
     max_failures: int = MAX_CONSECUTIVE_FAILURES
+    pass_keys: bool = True  # the host's `*_API_KEY`/`*_BASE_URL` reach the CLI (not when its model is ours)
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ class CommandHarness:
             yield (
                 tool_socket,
                 [(listener, upstream) for listener in relayed if upstream is not None],
-                SandboxSpawner(sandbox),
+                SandboxSpawner(sandbox, self.settings.pass_keys),
             )
         finally:
             sandbox.destroy()
@@ -317,11 +318,12 @@ class Spawner(Protocol):
 
 
 class SandboxSpawner:
-    def __init__(self, sandbox: BwrapSandbox) -> None:
+    def __init__(self, sandbox: BwrapSandbox, pass_keys: bool = True) -> None:
         self.sandbox = sandbox
+        self.pass_keys = pass_keys
 
     def __call__(self, shell: list[str], log: TextIO) -> subprocess.Popen[bytes]:
-        env = {k: v for k, v in os.environ.items() if PASSED_ENV.match(k)}
+        env = {k: v for k, v in os.environ.items() if self.pass_keys and PASSED_ENV.match(k)}
         argv = self.sandbox.command(shell, WORKDIR, env)
         return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)  # fmt: skip

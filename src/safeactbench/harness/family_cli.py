@@ -85,7 +85,7 @@ def command_harness(settings: FamilySettings) -> CommandHarness:
     return CommandHarness(
         Settings(
             settings.template or TEMPLATES[FAMILY_CLIS[settings.harness]], run_dir, settings.harness, settings.timeout,
-            sandbox=settings.sandbox, binds=settings.binds, path=settings.path, max_failures=0,
+            sandbox=settings.sandbox, binds=settings.binds, path=settings.path, max_failures=0, pass_keys=False,
         )
     )  # fmt: skip
 
