@@ -249,3 +249,20 @@ def test_concurrent_family_episodes_reach_only_their_own_servers(tmp_path: Path)
         marks[record.case_id] = list(step.arguments.values()) if isinstance(step.arguments, dict) else []
     assert len({m[0] for m in marks.values()}) == 2, marks  # each episode holds its own agent's mark
     assert json.loads((tmp_path / "foreign" / "trajectory.json").read_text())["steps"] == []
+
+
+def test_a_family_cli_whose_api_sdk_is_missing_fails_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from safeactbench.cli import app
+    from safeactbench.harness.family_cli import API_SDKS
+
+    monkeypatch.setitem(API_SDKS, "claude-code", "no_such_sdk_module")
+    out = tmp_path / "run"
+    args = ["run", "--model", "safeactbench/reference", "--harness", "claude-code", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "`no_such_sdk_module` SDK" in result.output and "safeactbench[providers]" in result.output
+    assert not out.exists()

@@ -350,9 +350,13 @@ def run(
         _preflight(config, args, generation, policy)
     known = config.harness in CLI_HARNESSES or named_template
     if config.harness in CLI_HARNESSES:
-        from .harness.family_cli import executable
+        from .harness.family_cli import executable, missing_sdk
 
         cli_name = executable(config.harness)
+        sdk = missing_sdk(config.harness)
+        if sdk is not None:
+            needs = f"--harness {config.harness}: its API needs the `{sdk}` SDK"
+            raise fail(f"{needs}: pip install 'safeactbench[providers]'")
     cli = None if cli_name is None else _prepare_cli(cli_name, bool(config.sandbox), tuple(sandbox_bind or ()), known)
     if preflight and base_url is not None:
         _check_reachable("--base-url", base_url)

@@ -51,6 +51,8 @@ FAMILY_CLIS: dict[str, str] = {
     "opencode": "opencode",
     "qwen-code": "qwen-code",
 }
+# the SDK Inspect's translation of a CLI's API needs (`pip install 'safeactbench[providers]'`)
+API_SDKS = {"claude-code": "anthropic", "gemini-cli": "google.genai"}
 DEFAULT_TIMEOUT_S = 900.0
 
 assert tuple(FAMILY_CLIS) == CLI_HARNESSES
@@ -59,6 +61,17 @@ assert tuple(FAMILY_CLIS) == CLI_HARNESSES
 def executable(harness: str) -> str:
     """The command the family CLI `harness` runs (`codex`, `claude`, ...)."""
     return EXECUTABLES[FAMILY_CLIS[harness]][0]
+
+
+def missing_sdk(harness: str) -> str | None:
+    """The Python SDK the family CLI's API needs that is not installed, or None."""
+    import importlib.util
+
+    module = API_SDKS.get(harness)
+    try:
+        return module if module is not None and importlib.util.find_spec(module) is None else None
+    except ModuleNotFoundError:  # `google` itself is missing
+        return module
 
 
 class HarnessFault(RuntimeFailure):
