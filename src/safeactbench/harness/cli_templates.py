@@ -31,7 +31,7 @@ TEMPLATES: dict[str, str] = {
     "codex": (
         "codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m {model}"
         " -c model_provider=bench -c model_providers.bench.name=bench -c model_providers.bench.base_url={base_url}"
-        " -c model_providers.bench.wire_api=responses"
+        " -c model_providers.bench.wire_api=responses -c web_search=disabled"
         " ${OPENAI_API_KEY:+-c model_providers.bench.env_key=OPENAI_API_KEY}"
         " -c mcp_servers.backoffice.url={mcp_url} -c mcp_servers.backoffice.required=true"
         ' "$(cat {prompt_file})"'
