@@ -11,7 +11,7 @@ real CLI. The key is the CLI's usual variable when set (`$OPENAI_API_KEY`, `$ANT
 `$GEMINI_API_KEY`), else a placeholder (a local endpoint needs none).
 
 - `@codex` — Codex CLI, `codex exec` on the Responses API; Codex's own approvals and sandbox are
-  off (the episode's sandbox is ours), the MCP server is required so Codex waits for it.
+  off (the episode's sandbox is ours), web search off, the MCP server is required so Codex waits.
 - `@claude-code` — Claude Code, `claude -p` on the Anthropic Messages API at {api_root}; only the
   episode's MCP server, its tools allowed; tool search off (else the MCP tools hide behind
   `ToolSearch`), blocking MCP start-up, auto-memory and non-essential traffic off.
