@@ -37,7 +37,7 @@ from ..runconfig import CLI_HARNESSES
 from ..runner import Job
 from .cli_templates import EXECUTABLES, TEMPLATES
 from .command import LOG, CommandHarness, Settings
-from .inspect_task import TRAJECTORY_KEY, TRANSCRIPT_KEY, USAGE_KEY, episode_case, record_start, supervised
+from .inspect_sample import TRAJECTORY_KEY, TRANSCRIPT_KEY, USAGE_KEY, episode_case, record_start, supervised
 from .outcome import missing_reason
 from .runtime import MAX_CONSECUTIVE_FAILURES, RuntimeFailure, runtime_reason
 from .tool_names import episode_tool
@@ -159,7 +159,7 @@ def _fits(arguments: Any, schema: dict[str, Any]) -> bool:
 @solver
 def cli_episode(settings: FamilySettings, max_failures: int = MAX_CONSECUTIVE_FAILURES) -> Solver:
     """Play the sample's episode with the family CLI `settings.harness`, under the run's health
-    (`inspect_task.supervised`: runtime failures are missing, too many in a row stop the run)."""
+    (`inspect_sample.supervised`: runtime failures are missing, too many in a row stop the run)."""
 
     async def play(state: TaskState) -> None:
         from inspect_ai.model import get_model

@@ -25,7 +25,8 @@ from ..records import ModelTurn, read_numbered
 from ..runner import Job, gc_thresholds, missing_record
 from ..store import EpisodeKey, RunStore
 from .generation import Generation
-from .inspect_task import TRANSCRIPT_KEY, safeactbench, sample_id
+from .inspect_sample import TRANSCRIPT_KEY
+from .inspect_task import safeactbench, sample_id
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunStopped, runtime_reason
 
 RUNTIME_RETRIES = 2

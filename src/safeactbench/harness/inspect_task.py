@@ -15,7 +15,7 @@ import json
 import operator
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer, stderr
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.solver import Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
 from pydantic import PrivateAttr
 
@@ -41,18 +41,22 @@ from ..model import Case, Trajectory
 from ..public import public_view
 from ..render import render_findings
 from ..runconfig import RunConfig, active_suite
-from ..runner import episode_seed, now_iso, run_metadata
+from ..runner import episode_seed, run_metadata
 from ..store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
+from .inspect_sample import (
+    STARTED_KEY,
+    TRAJECTORY_KEY,
+    TRANSCRIPT_KEY,
+    USAGE_KEY,
+    episode_case,
+    record_start,
+    supervised,
+)
 from .prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
-from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped, RuntimeFailure, runtime_reason
+from .runtime import MAX_CONSECUTIVE_FAILURES, RuntimeFailure
 from .tool_lists import ToolListCache
 from .transcript import model_turn
-
-TRAJECTORY_KEY = "safeactbench:trajectory"
-USAGE_KEY = "safeactbench:usage"
-TRANSCRIPT_KEY = "safeactbench:transcript"
-STARTED_KEY = "safeactbench:started"
 
 
 def sample_id(case_id: str, condition: str, repetition: int) -> str:
@@ -130,15 +134,6 @@ def episode_tools(case: Case) -> list[ToolInfo]:
     return list(_EPISODE_TOOLS.get(case))
 
 
-def episode_case(state: TaskState) -> Case:
-    return get_case(str(state.metadata["case_id"]), str(state.metadata.get("condition", "original")))
-
-
-def record_start(state: TaskState) -> None:
-    """When the episode started (wall clock for the record, a monotonic clock for its duration)."""
-    state.store.set(STARTED_KEY, [now_iso(), time.perf_counter()])
-
-
 @solver
 def episode_loop(tool_choice: str | None = None, max_failures: int = MAX_CONSECUTIVE_FAILURES) -> Solver:
     """The shared ReAct loop: generate, execute every tool call on the episode, until it ends.
@@ -211,31 +206,6 @@ def episode_loop(tool_choice: str | None = None, max_failures: int = MAX_CONSECU
         state.completed = True
 
     return supervised(play_once, max_failures)
-
-
-def supervised(play: Callable[[TaskState], Awaitable[None]], max_failures: int) -> Solver:
-    """`play` as a solver under the run's health: a model call that fails after Inspect's retries
-    fails the sample with a `RuntimeFailure` whose message is the missing reason (never an agent
-    that stopped); once `max_failures` episodes in a row failed so, no new episode starts."""
-    health = RunHealth(max_failures)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        health.check()
-        try:
-            await play(state)
-        except RunStopped:
-            raise
-        except RuntimeFailure as exc:
-            health.failed(state.sample_id, exc.message)
-            raise
-        except Exception as exc:  # the model API failed after Inspect's retries
-            reason = runtime_reason(f"{type(exc).__name__}: {exc}", "--call-timeout, --call-retries")
-            health.failed(state.sample_id, reason)
-            raise RuntimeFailure(reason) from exc
-        health.completed()
-        return state
-
-    return solve
 
 
 @scorer(metrics=[accuracy(), stderr()])
