@@ -31,8 +31,8 @@ from safeactbench.agents import get_agent
 from safeactbench.catalog import get_case
 from safeactbench.episode import Episode
 from safeactbench.evaluator import evaluate
-from safeactbench.harness.prompts import system_prompt, user_prompt
 from safeactbench.model import Case, Trajectory
+from safeactbench.prompts import system_prompt, user_prompt
 from safeactbench.public import public_view
 from safeactbench.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite

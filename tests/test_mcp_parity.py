@@ -17,9 +17,9 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from safeactbench import catalog
-from safeactbench.harness.prompts import TERMINAL_TOOLS, tool_description
 from safeactbench.interventions import CONDITIONS
 from safeactbench.model import Protocol
+from safeactbench.prompts import TERMINAL_TOOLS, tool_description
 from safeactbench.public import public_view
 from safeactbench.suite.data import load_suite, write_suite
 

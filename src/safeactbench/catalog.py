@@ -89,7 +89,6 @@ def use_suite(directory: Path | None) -> None:
     """Play the suite in `directory` (None: the packaged one) from now on, in this process and the
     processes it starts ($SAFEACTBENCH_SUITE); everything read from the previous suite is forgotten.
     A directory that holds no suite is a CaseFileError naming what is missing."""
-    from .harness.scripted_calls import scripted_calls
     from .runconfig import active_suite
 
     chosen = None if directory is None else str(check_suite_dir(directory))
@@ -102,7 +101,6 @@ def use_suite(directory: Path | None) -> None:
     release_suite()
     _index.cache_clear()
     active_suite.cache_clear()
-    scripted_calls.cache_clear()
 
 
 @lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ MAX_ARGUMENT_BYTES are recorded (and executed) as short markers that name the li
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -231,3 +232,9 @@ class Episode:
         self.submitted = value
         self.end_reason = "decided" if kind == "decide" else "submitted"
         return kind, {"status": "ok", "message": f"recorded {params[0].name} {value}; the episode is over"}
+
+
+def episode_seed(case_id: str, condition: str, repetition: int) -> int:
+    """The recorded seed of one episode: stable across runs, different per repetition."""
+    digest = hashlib.sha256(f"{case_id}|{condition}|{repetition}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")

@@ -22,7 +22,7 @@ from typing import Any
 from . import __version__
 from .agents import Agent
 from .catalog import played
-from .episode import Episode
+from .episode import Episode, episode_seed
 from .evaluator import evaluate
 from .model import Case
 from .public import public_view
@@ -48,12 +48,6 @@ def gc_thresholds(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> Iterator[
     finally:
         gc.unfreeze()
         gc.set_threshold(*previous)
-
-
-def episode_seed(case_id: str, condition: str, repetition: int) -> int:
-    """The recorded seed of one episode: stable across runs, different per repetition."""
-    digest = hashlib.sha256(f"{case_id}|{condition}|{repetition}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
 
 
 @dataclass(frozen=True)

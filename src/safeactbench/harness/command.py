@@ -48,6 +48,7 @@ from typing import Protocol, TextIO
 from ..episode import Episode
 from ..evaluator import evaluate
 from ..model import Trajectory
+from ..prompts import system_prompt, user_prompt
 from ..public import public_view
 from ..runner import Job, StopRun, now_iso
 from ..store import EpisodeRecord
@@ -56,7 +57,6 @@ from .episode_net import Upstream, is_local, listen_in, upstream_of
 from .gateway import EpisodeLink, Gateway
 from .mcp_server import SERVER_NAME, write_trajectory
 from .outcome import EpisodeEnd, missing_reason
-from .prompts import system_prompt, user_prompt
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth
 
 PLACEHOLDERS = ("workdir", "prompt", "prompt_file", "mcp_url", "mcp_config", "base_url", "api_root", "model", "episode",

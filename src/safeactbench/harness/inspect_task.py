@@ -38,6 +38,7 @@ from ..catalog import get_case, played, use_suite
 from ..episode import Episode
 from ..evaluator import evaluate
 from ..model import Case, Trajectory
+from ..prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
 from ..public import public_view
 from ..render import render_findings
 from ..runconfig import RunConfig, active_suite
@@ -53,7 +54,6 @@ from .inspect_sample import (
     record_start,
     supervised,
 )
-from .prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
 from .runtime import MAX_CONSECUTIVE_FAILURES, RuntimeFailure
 from .tool_lists import ToolListCache
 from .transcript import model_turn

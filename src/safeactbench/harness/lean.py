@@ -34,12 +34,12 @@ from ..catalog import get_case
 from ..episode import Episode
 from ..evaluator import evaluate
 from ..model import Case
+from ..prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
 from ..public import public_view
 from ..runner import Job, gc_thresholds, now_iso, sigterm_unwinds
 from ..store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
 from ..world import InvalidArguments, parse_arguments
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
-from .prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped
 from .tool_lists import ToolListCache
 from .transcript import model_turn

@@ -42,26 +42,10 @@ from ..model import (
 )
 from .consistency import NARRATIVE_FIELDS
 from .policy import LIVE_RECORDS, Policy, grounds, policy_records
+from .rec import Rec
 from .stops import stop_requirements
 
 T = TypeVar("T")
-
-
-@dataclass
-class Rec:
-    """A handle on a record being authored (fields stay editable until `Draft.to_case`)."""
-
-    type: str
-    id: str
-    fields: dict[str, Any]
-    version: int = 1
-
-    @property
-    def ref(self) -> str:
-        return f"{self.type}:{self.id}"
-
-    def __getitem__(self, name: str) -> Any:
-        return self.fields[name]
 
 
 @dataclass

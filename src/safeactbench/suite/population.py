@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import fake
-from .draft import Rec
 from .reach import in_text
+from .rec import Rec
 
 MAX_CLONES = 12
 

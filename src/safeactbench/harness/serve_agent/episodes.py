@@ -12,10 +12,10 @@ import secrets
 from collections.abc import Iterable
 
 from ...catalog import get_case
+from ...prompts import user_prompt
 from ...public import public_view
 from ...suite.data import load_suite
 from ..openai_api import EPISODE_HEADER
-from ..prompts import user_prompt
 
 EpisodeKey = tuple[str, str, int]  # case id, condition, repetition
 EPISODE_PREFIX = "/ep/"
