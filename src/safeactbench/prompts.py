@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..public import PublicCase
+from .public import PublicCase
 
 # 2: the time and the call budget moved from the system prompt to the task prompt, so the system
 # prompt and the tool list form a prefix shared by every episode of a domain (prompt caching)
