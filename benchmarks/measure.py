@@ -149,7 +149,7 @@ def spread(items: Sequence[Any], n: int) -> list[Any]:
 def reference_trajectories(cases: Sequence[Any]) -> list[tuple[Any, Any]]:
     """(case, trajectory) of the reference agent on every case, played in process (untimed)."""
     from safeactbench.agents import get_agent
-    from safeactbench.runner import Job, play_scripted
+    from safeactbench.runs.runner import Job, play_scripted
 
     agent = get_agent("reference")
     out = []
@@ -228,7 +228,7 @@ def episode_overhead(n_cases: int | None = None, repeats: int = 5) -> dict[str, 
     per_call = {key: min(values) for key, values in best.items()}  # the least disturbed run
     # the whole in-process loop: agent + episode + evaluation + record, per episode
     from safeactbench.agents import get_agent
-    from safeactbench.runner import Job, play_scripted
+    from safeactbench.runs.runner import Job, play_scripted
 
     agent = get_agent("reference")
     jobs = [Job(case, "original", 0) for case, _ in pairs]

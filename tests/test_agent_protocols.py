@@ -34,7 +34,7 @@ from safeactbench.evaluator import evaluate
 from safeactbench.model import Case, Trajectory
 from safeactbench.prompts import system_prompt, user_prompt
 from safeactbench.public import public_view
-from safeactbench.runner import Job, play_scripted
+from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 from served import serve_agent
 

@@ -46,7 +46,7 @@ from safeactbench.analysis.runs import (
     load_runs,
 )
 from safeactbench.model import Diagnostics, Gate, OutcomeCode, Protocol, Step, Trajectory, Verdict
-from safeactbench.store import EpisodeRecord
+from safeactbench.runs.store import EpisodeRecord
 
 
 def rec(

@@ -20,9 +20,9 @@ from safeactbench.analysis.stats import wilson
 from safeactbench.catalog import get_case
 from safeactbench.cli import app
 from safeactbench.model import Case, Protocol
-from safeactbench.runconfig import RunConfig
-from safeactbench.runner import Job, missing_record, play_scripted
-from safeactbench.store import EpisodeRecord, RunStore
+from safeactbench.runs.runconfig import RunConfig
+from safeactbench.runs.runner import Job, missing_record, play_scripted
+from safeactbench.runs.store import EpisodeRecord, RunStore
 from safeactbench.suite.data import load_suite
 from served import TWO_PER_PROTOCOL
 

@@ -23,7 +23,7 @@ from safeactbench.analysis.stats import (
     static_pairing,
 )
 from safeactbench.model import Diagnostics, OutcomeCode, Protocol, Verdict
-from safeactbench.store import EpisodeRecord
+from safeactbench.runs.store import EpisodeRecord
 
 
 def cases(n: int) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from safeactbench.cli import app
-from safeactbench.store import read_episodes
+from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite
 
 runner = CliRunner()

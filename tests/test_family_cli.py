@@ -28,8 +28,8 @@ from safeactbench.harness.cli_templates import EXECUTABLES
 from safeactbench.harness.family_cli import FAMILY_CLIS, executable
 from safeactbench.harness.inspect_task import safeactbench as safeactbench_task
 from safeactbench.harness.tool_names import episode_tool
-from safeactbench.runner import Job, play_scripted
-from safeactbench.store import read_episodes
+from safeactbench.runs.runner import Job, play_scripted
+from safeactbench.runs.store import read_episodes
 from served import ONE_PER_PROTOCOL, serve_agent
 
 SKIP_VARIABLE = "SAFEACTBENCH_SKIP_CLI"

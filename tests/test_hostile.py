@@ -17,8 +17,8 @@ from safeactbench.cli import app
 from safeactbench.episode import Episode
 from safeactbench.evaluator import evaluate
 from safeactbench.model import Protocol
+from safeactbench.runs.store import EpisodeRecord, RunStore, StoreError, read_episodes
 from safeactbench.script import run_script
-from safeactbench.store import EpisodeRecord, RunStore, StoreError, read_episodes
 from safeactbench.suite.data import CaseFileError, load_suite, read_case_file, read_suite, write_suite
 
 SUITE = load_suite()

@@ -85,5 +85,5 @@ def test_the_detector_finds_a_circle() -> None:
 
 def test_the_package_imports_form_no_circle() -> None:
     edges = graph()
-    assert "safeactbench.harness.family_cli" in edges and edges["safeactbench.runner"]  # the graph was read
+    assert "safeactbench.harness.family_cli" in edges and edges["safeactbench.runs.runner"]  # the graph was read
     assert circles(edges) == []

@@ -17,8 +17,8 @@ from safeactbench.cli import app
 from safeactbench.episode import Episode
 from safeactbench.evaluator import evaluate
 from safeactbench.model import Protocol
+from safeactbench.runs.store import read_episodes
 from safeactbench.script import run_script
-from safeactbench.store import read_episodes
 from safeactbench.suite.data import read_suite
 
 FIXTURE = Path(__file__).parent / "fixtures" / "safeact_release"

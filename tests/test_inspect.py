@@ -14,8 +14,8 @@ from inspect_ai import eval as inspect_eval
 
 from safeactbench.agents import get_agent
 from safeactbench.harness.inspect_task import safeactbench
-from safeactbench.runner import Job, play_scripted
-from safeactbench.store import read_episodes
+from safeactbench.runs.runner import Job, play_scripted
+from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite
 
 
@@ -126,7 +126,7 @@ def test_api_failures_are_missing_episodes_and_resume_retries_them(tmp_path: Pat
     # a flaky API (one failure per sample) succeeds within Inspect's retries; resume re-runs the missing
     result = CliRunner().invoke(app, [*base, "--model-arg", "fail=1", "--resume"])
     assert result.exit_code == 0, result.output
-    from safeactbench.store import RunStore
+    from safeactbench.runs.store import RunStore
 
     latest = RunStore(out).records()
     assert len(latest) == 3 and all(r.status == "completed" and r.verdict.score == 1 for r in latest)

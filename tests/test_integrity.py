@@ -25,9 +25,9 @@ from safeactbench.agents import AGENTS
 from safeactbench.episode import Episode
 from safeactbench.evaluator import MAX_TRAJECTORY_DEPTH, MAX_TRAJECTORY_SIZE, evaluate
 from safeactbench.model import ActionEffect, Case, Protocol, Step, Trajectory, Verdict
-from safeactbench.runner import plan, play_scripted
+from safeactbench.runs.runner import plan, play_scripted
+from safeactbench.runs.store import EpisodeRecord, read_episodes
 from safeactbench.script import ScriptError, resolve_arguments, run_script
-from safeactbench.store import EpisodeRecord, read_episodes
 from safeactbench.suite.data import load_suite
 from safeactbench.values import json_equal
 from safeactbench.world import MAX_ARGUMENT_BYTES, MAX_TOOL_NAME_CHARS, parse_arguments

@@ -8,7 +8,7 @@ from safeactbench.agents import get_agent
 from safeactbench.catalog import CONDITIONS, played
 from safeactbench.interventions import INTERVENTIONS, transform
 from safeactbench.model import Protocol
-from safeactbench.runner import Job, play_scripted
+from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.draft import settled
 from safeactbench.suite.validation import validate_case

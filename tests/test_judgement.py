@@ -19,8 +19,8 @@ from safeactbench.evaluator import evaluate
 from safeactbench.interventions import InterventionError, transform
 from safeactbench.model import Case, InfoEffect, Protocol, Verdict, split_ref
 from safeactbench.public import PublicCase
-from safeactbench.records import EpisodeRecord
-from safeactbench.runner import Job, play_scripted
+from safeactbench.runs.records import EpisodeRecord
+from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.lint import lint_case
 

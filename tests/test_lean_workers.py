@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from safeactbench.store import read_episodes
+from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite
 from served import serve_agent
 

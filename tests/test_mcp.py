@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from safeactbench.cli import app
 from safeactbench.evaluator import evaluate
 from safeactbench.model import Trajectory
-from safeactbench.store import read_episodes
+from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite
 
 sys.path.insert(0, str(Path(__file__).parent))

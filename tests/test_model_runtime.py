@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from fault_proxy import FaultProxy
-from safeactbench.store import read_episodes
+from safeactbench.runs.store import read_episodes
 from served import serve_agent
 
 # two V2 cases (3+ model calls each) and a spread of short ones

@@ -7,7 +7,7 @@ import re
 from safeactbench.agents import get_agent
 from safeactbench.model import Protocol
 from safeactbench.render import render_episode
-from safeactbench.runner import Job, play_scripted
+from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from safeactbench.analysis.report import build_report
 from safeactbench.analysis.runs import load_runs
 from safeactbench.cli import app
-from safeactbench.runconfig import active_suite
+from safeactbench.runs.runconfig import active_suite
 
 
 def run(tmp_path: Path, agent: str, cases: str) -> Path:

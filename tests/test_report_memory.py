@@ -16,18 +16,18 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from safeactbench import rowstore
 from safeactbench.analysis.command import report
 from safeactbench.analysis.runs import ReportError, load_run
 from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
-from safeactbench.records import EpisodeLines, ModelTurn, StoreError, read_lines, read_numbered
 from safeactbench.render import render_episode
-from safeactbench.rows import EpisodeRow, decode_row, encode_row, episode_row, verdict_row
-from safeactbench.rowstore import MemoryBudget, RowStore
-from safeactbench.runconfig import active_suite
+from safeactbench.runs import rowstore
+from safeactbench.runs.records import EpisodeLines, ModelTurn, StoreError, read_lines, read_numbered
+from safeactbench.runs.rows import EpisodeRow, decode_row, encode_row, episode_row, verdict_row
+from safeactbench.runs.rowstore import MemoryBudget, RowStore
+from safeactbench.runs.runconfig import active_suite
+from safeactbench.runs.verify import verify_lines, verify_record
 from safeactbench.suite.data import load_suite
-from safeactbench.verify import verify_lines, verify_record
 
 
 def test_indexed_cases_are_the_suites_cases() -> None:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from safeactbench.store import read_episodes
+from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite
 
 SECRET = "sk-test-DO-NOT-LEAK-4f9a8b7c6d5e"
@@ -99,9 +99,9 @@ def test_appender_writes_whole_lines_from_many_threads_and_flushes_each_at_once(
     import threading
 
     from safeactbench.agents import get_agent
-    from safeactbench.runconfig import RunConfig
-    from safeactbench.runner import Job, play_scripted
-    from safeactbench.store import RunStore
+    from safeactbench.runs.runconfig import RunConfig
+    from safeactbench.runs.runner import Job, play_scripted
+    from safeactbench.runs.store import RunStore
 
     store = RunStore(tmp_path / "run")
     store.open(RunConfig(agent="reference", harness="scripted"), {}, planned=40, resume=False)

@@ -24,9 +24,9 @@ from safeactbench.agents import get_agent
 from safeactbench.analysis.metrics import summary
 from safeactbench.cli import app
 from safeactbench.model import Protocol
-from safeactbench.runconfig import RunConfig
-from safeactbench.runner import Job, play_scripted
-from safeactbench.store import EpisodeRecord, RunStore, read_episodes
+from safeactbench.runs.runconfig import RunConfig
+from safeactbench.runs.runner import Job, play_scripted
+from safeactbench.runs.store import EpisodeRecord, RunStore, read_episodes
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()

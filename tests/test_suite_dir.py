@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from safeactbench.catalog import use_suite
 from safeactbench.cli import app
-from safeactbench.runconfig import active_suite
-from safeactbench.store import read_episodes
+from safeactbench.runs.runconfig import active_suite
+from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite, write_suite
 from served import TWO_PER_PROTOCOL, play_over_mcp
 

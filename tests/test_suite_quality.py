@@ -9,7 +9,7 @@ import pytest
 
 from safeactbench.agents import get_agent
 from safeactbench.model import Protocol
-from safeactbench.runner import Job, play_scripted
+from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.domains import DOMAINS
 from safeactbench.suite.report import decisive_named, gold_label, masked, needs_refinement

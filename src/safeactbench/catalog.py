@@ -89,7 +89,7 @@ def use_suite(directory: Path | None) -> None:
     """Play the suite in `directory` (None: the packaged one) from now on, in this process and the
     processes it starts ($SAFEACTBENCH_SUITE); everything read from the previous suite is forgotten.
     A directory that holds no suite is a CaseFileError naming what is missing."""
-    from .runconfig import active_suite
+    from .runs.runconfig import active_suite
 
     chosen = None if directory is None else str(check_suite_dir(directory))
     if os.environ.get(SUITE_ENV) == chosen or (chosen is None and SUITE_ENV not in os.environ):

@@ -23,11 +23,11 @@ from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
 from .model import Case
 from .public import public_view
-from .records import EpisodeLines
-from .rows import Episode
-from .runconfig import CLI_HARNESSES, EXECUTION_ARGS, RENAMED_HARNESSES, SECRET_ARGS, RunConfig, public_url, redact
-from .runner import Job, execute, finish, plan, play_scripted, run_metadata
-from .store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, run_config
+from .runs.records import EpisodeLines
+from .runs.rows import Episode
+from .runs.runconfig import CLI_HARNESSES, EXECUTION_ARGS, RENAMED_HARNESSES, SECRET_ARGS, RunConfig, public_url, redact
+from .runs.runner import Job, execute, finish, plan, play_scripted, run_metadata
+from .runs.store import EpisodeKey, EpisodeRecord, RunStore, StoreError, read_meta, run_config
 from .suite.data import CaseFileError, load_suite
 
 if TYPE_CHECKING:
@@ -696,8 +696,8 @@ def evaluate_cmd(
     must belong to the run (run.json); a file of records must hold one configuration; an episode
     recorded twice is an error."""
     _use_suite(suite)
-    from .rowstore import LineSpool, SpillError
-    from .verify import check_suite, rescore
+    from .runs.rowstore import LineSpool, SpillError
+    from .runs.verify import check_suite, rescore
 
     meta_path = trajectories.parent / "run.json"
     rescored = LineSpool() if out is not None else None  # --out in the order of the file read

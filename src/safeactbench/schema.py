@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from .model import Case, Trajectory, Verdict
 from .public import PublicCase
-from .store import EpisodeRecord
+from .runs.store import EpisodeRecord
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "case": Case,

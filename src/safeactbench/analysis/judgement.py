@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..rows import Episode
+from ..runs.rows import Episode
 from .metrics import Rate, scored
 
 TWINS = ("withheld", "contradicted")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..model import Case, Protocol, Verdict, ref_type
-from ..rows import Episode, VerdictRow
+from ..runs.rows import Episode, VerdictRow
 
 PROTOCOL_NAMES = tuple(p.value for p in Protocol)
 INTERACTIVE_NAMES = ("V0", "V1", "V2", "V3")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..records import (
+from ..runs.records import (
     EpisodeLines,
     EpisodeRecord,
     StoreError,
@@ -17,10 +17,10 @@ from ..records import (
     parse_line,
     read_meta,
 )
-from ..rows import Episode, EpisodeRow, decode_row, encode_row, episode_row
-from ..rowstore import MemoryBudget, RowStore, SpillError
-from ..runconfig import current_harness
-from ..store import run_config
+from ..runs.rows import Episode, EpisodeRow, decode_row, encode_row, episode_row
+from ..runs.rowstore import MemoryBudget, RowStore, SpillError
+from ..runs.runconfig import current_harness
+from ..runs.store import run_config
 
 ORIGINAL = "original"
 SCRIPTED_PROVIDER = "safeactbench"  # the offline Inspect provider that serves a scripted agent as a model
@@ -87,7 +87,7 @@ def load_run(path: Path, budget: MemoryBudget | None = None) -> Run:
     reduced to a row; rows beyond `budget` (shared by the runs of one report) wait on disk. An
     episode recorded twice keeps its first record, with a warning naming the lines. A missing,
     malformed or empty file is a ReportError naming it."""
-    from ..verify import check_suite, verify_lines
+    from ..runs.verify import check_suite, verify_lines
 
     path = Path(path)
     episodes = path / "episodes.jsonl"

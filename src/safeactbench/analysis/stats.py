@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..rows import Episode
+from ..runs.rows import Episode
 
 RESAMPLES = 10_000
 SEED = 20_240_611

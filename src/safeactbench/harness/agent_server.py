@@ -42,7 +42,7 @@ from typing import Any
 
 from ..agents import get_agent
 from ..catalog import UnknownCase
-from ..runner import gc_thresholds
+from ..runs.runner import gc_thresholds
 from ..suite.data import load_suite
 from .http11 import MAX_BODY, Reply, as_json, error, serve_connection
 from .openai_api import EPISODE_HEADER

@@ -50,8 +50,8 @@ from ..evaluator import evaluate
 from ..model import Trajectory
 from ..prompts import system_prompt, user_prompt
 from ..public import public_view
-from ..runner import Job, StopRun, now_iso
-from ..store import EpisodeRecord
+from ..runs.runner import Job, StopRun, now_iso
+from ..runs.store import EpisodeRecord
 from .bwrap_sandbox import WORKDIR, WRITABLE, BwrapConfig, BwrapSandbox, prepare_root
 from .episode_net import Upstream, is_local, listen_in, upstream_of
 from .gateway import EpisodeLink, Gateway

@@ -33,8 +33,8 @@ from inspect_ai.solver import Solver, TaskState, solver
 
 from ..model import Case, Trajectory
 from ..public import public_view
-from ..runconfig import CLI_HARNESSES
-from ..runner import Job
+from ..runs.runconfig import CLI_HARNESSES
+from ..runs.runner import Job
 from .cli_templates import EXECUTABLES, TEMPLATES
 from .command import LOG, CommandHarness, Settings
 from .inspect_sample import TRAJECTORY_KEY, TRANSCRIPT_KEY, USAGE_KEY, episode_case, record_start, supervised

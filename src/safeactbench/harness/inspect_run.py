@@ -21,9 +21,9 @@ from typing import Any
 from inspect_ai import eval as inspect_eval
 
 from ..catalog import get_case
-from ..records import ModelTurn, read_numbered
-from ..runner import Job, gc_thresholds, missing_record
-from ..store import EpisodeKey, RunStore
+from ..runs.records import ModelTurn, read_numbered
+from ..runs.runner import Job, gc_thresholds, missing_record
+from ..runs.store import EpisodeKey, RunStore
 from .generation import Generation
 from .inspect_sample import TRANSCRIPT_KEY
 from .inspect_task import safeactbench, sample_id

@@ -10,7 +10,7 @@ from inspect_ai.solver import Generate, Solver, TaskState
 
 from ..catalog import get_case
 from ..model import Case
-from ..runner import now_iso
+from ..runs.runner import now_iso
 from .runtime import RunHealth, RunStopped, RuntimeFailure, runtime_reason
 
 TRAJECTORY_KEY = "safeactbench:trajectory"

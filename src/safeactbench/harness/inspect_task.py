@@ -41,9 +41,9 @@ from ..model import Case, Trajectory
 from ..prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
 from ..public import public_view
 from ..render import render_findings
-from ..runconfig import RunConfig, active_suite
-from ..runner import episode_seed, run_metadata
-from ..store import EpisodeRecord, RunStore
+from ..runs.runconfig import RunConfig, active_suite
+from ..runs.runner import episode_seed, run_metadata
+from ..runs.store import EpisodeRecord, RunStore
 from ..suite.data import load_suite
 from .inspect_sample import (
     STARTED_KEY,

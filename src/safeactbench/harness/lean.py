@@ -36,8 +36,8 @@ from ..evaluator import evaluate
 from ..model import Case
 from ..prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
 from ..public import public_view
-from ..runner import Job, gc_thresholds, now_iso, sigterm_unwinds
-from ..store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
+from ..runs.runner import Job, gc_thresholds, now_iso, sigterm_unwinds
+from ..runs.store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
 from ..world import InvalidArguments, parse_arguments
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped

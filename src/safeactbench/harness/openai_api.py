@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from ..runconfig import public_url
+from ..runs.runconfig import public_url
 from .runtime import runtime_reason
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

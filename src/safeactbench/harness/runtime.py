@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import threading
 
-from ..runner import StopRun
+from ..runs.runner import StopRun
 
 MAX_CONSECUTIVE_FAILURES = 5
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..records import ModelTurn
+from ..runs.records import ModelTurn
 
 MAX_TEXT = 4000  # characters of a reply's text that are kept
 

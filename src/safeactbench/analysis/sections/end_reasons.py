@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from ...rows import Episode
+from ...runs.rows import Episode
 from ..formatting import DASH
 from ..metrics import missing_reason
 from ..runs import Configuration

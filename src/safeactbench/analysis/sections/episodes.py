@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...render import render_episode, render_findings, render_step
-from ...rows import EpisodeRow
-from ...store import EpisodeRecord
+from ...runs.rows import EpisodeRow
+from ...runs.store import EpisodeRecord
 from ..metrics import FAILURE_MODES, ORIGINAL, PROTOCOL_NAMES
 from ..runs import ReportError, Run
 from ..structure import Block, EpisodeBrowser, Section

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...rows import Episode
+from ...runs.rows import Episode
 from .. import figures as fig
 from ..formatting import DASH, rate_json, rate_text
 from ..metrics import (

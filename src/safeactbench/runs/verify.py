@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from .catalog import UnknownCase, get_case, indexed_case
-from .evaluator import evaluate
-from .model import Case
+from ..catalog import UnknownCase, get_case, indexed_case
+from ..evaluator import evaluate
+from ..model import Case
 from .records import (
     EpisodeKey,
     EpisodeRecord,

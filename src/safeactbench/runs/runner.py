@@ -19,16 +19,16 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from . import __version__
-from .agents import Agent
-from .catalog import played
-from .episode import Episode, episode_seed
-from .evaluator import evaluate
-from .model import Case
-from .public import public_view
+from .. import __version__
+from ..agents import Agent
+from ..catalog import played
+from ..episode import Episode, episode_seed
+from ..evaluator import evaluate
+from ..model import Case
+from ..public import public_view
 from .runconfig import RunConfig, active_suite
 from .store import EpisodeKey, EpisodeRecord, RunStore
-from .suite.data import canonical_json, case_sha256
+from ..suite.data import canonical_json, case_sha256
 
 GC_THRESHOLDS = (10_000, 10, 10)  # CPython's defaults are (700, 10, 10)
 

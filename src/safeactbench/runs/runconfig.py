@@ -20,8 +20,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .prompts import PROMPT_VERSION
-from .suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
+from ..prompts import PROMPT_VERSION
+from ..suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
 
 Harness = Literal[
     "scripted", "inspect", "lean", "command", "codex-cli", "claude-code", "gemini-cli", "opencode", "qwen-code"
