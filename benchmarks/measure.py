@@ -164,7 +164,7 @@ def reference_trajectories(cases: Sequence[Any]) -> list[tuple[Any, Any]]:
 
 def evaluator_throughput(n_cases: int | None = None, repeats: int = 5) -> dict[str, Any]:
     """Re-score every reference trajectory by replay: cases/s and µs per trajectory step."""
-    from safeactbench.evaluator import evaluate
+    from safeactbench.core.evaluator import evaluate
 
     pairs = reference_trajectories(suite_cases(n_cases))
     steps = sum(len(t.steps) for _, t in pairs)
@@ -201,7 +201,7 @@ def evaluator_throughput(n_cases: int | None = None, repeats: int = 5) -> dict[s
 
 def episode_overhead(n_cases: int | None = None, repeats: int = 5) -> dict[str, Any]:
     """µs per Episode.call, by kind, replaying the reference calls on fresh episodes."""
-    from safeactbench.episode import Episode
+    from safeactbench.core.episode import Episode
 
     pairs = reference_trajectories(suite_cases(n_cases))
     scripts = [(case, [(s.tool, s.arguments, s.kind) for s in trajectory.steps]) for case, trajectory in pairs]

@@ -28,9 +28,9 @@ def _encoder() -> Any:
 def prompt_tokens(n_cases: int | None = None) -> dict[str, Any]:
     """Per protocol: first-request tokens (system, task, tools), prompt tokens per episode, requests
     per episode and the cacheable share; per domain: the tool list's tokens."""
+    from safeactbench.core.prompts import system_prompt, user_prompt
+    from safeactbench.core.public import public_view
     from safeactbench.harness.lean import _tools_json
-    from safeactbench.prompts import system_prompt, user_prompt
-    from safeactbench.public import public_view
 
     from .measure import reference_trajectories, suite_cases
 

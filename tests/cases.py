@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import (
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import (
     ActionCall,
     Case,
     ContextFact,

@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import cases
-from safeactbench.model import Case
+from safeactbench.core.model import Case
 
 
 @pytest.fixture

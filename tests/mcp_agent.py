@@ -22,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from safeactbench.catalog import get_case
-from safeactbench.model import ResultRef
+from safeactbench.core.model import ResultRef
 
 
 @contextlib.asynccontextmanager

@@ -45,7 +45,7 @@ from safeactbench.analysis.runs import (
     load_run,
     load_runs,
 )
-from safeactbench.model import Diagnostics, Gate, OutcomeCode, Protocol, Step, Trajectory, Verdict
+from safeactbench.core.model import Diagnostics, Gate, OutcomeCode, Protocol, Step, Trajectory, Verdict
 from safeactbench.runs.store import EpisodeRecord
 
 

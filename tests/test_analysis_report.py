@@ -19,7 +19,7 @@ from safeactbench.analysis.runs import load_runs
 from safeactbench.analysis.stats import wilson
 from safeactbench.catalog import get_case
 from safeactbench.cli import app
-from safeactbench.model import Case, Protocol
+from safeactbench.core.model import Case, Protocol
 from safeactbench.runs.runconfig import RunConfig
 from safeactbench.runs.runner import Job, missing_record, play_scripted
 from safeactbench.runs.store import EpisodeRecord, RunStore

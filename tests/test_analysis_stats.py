@@ -22,7 +22,7 @@ from safeactbench.analysis.stats import (
     static_gap,
     static_pairing,
 )
-from safeactbench.model import Diagnostics, OutcomeCode, Protocol, Verdict
+from safeactbench.core.model import Diagnostics, OutcomeCode, Protocol, Verdict
 from safeactbench.runs.store import EpisodeRecord
 
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from safeactbench.catalog import use_suite
 from safeactbench.cli import app
-from safeactbench.evaluator import evaluate
+from safeactbench.core.evaluator import evaluate
 from safeactbench.runs.store import read_episodes
 from safeactbench.suite.build import build_suite
 from safeactbench.suite.data import read_suite

@@ -7,8 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from safeactbench.authoring import action_tool, arg, creates, get_tool, lit, p_str
-from safeactbench.episode import Episode
-from safeactbench.model import (
+from safeactbench.core.episode import Episode
+from safeactbench.core.model import (
     ActionEffect,
     Case,
     InfoEffect,
@@ -19,8 +19,8 @@ from safeactbench.model import (
     ToolSpec,
     params_schema,
 )
+from safeactbench.core.world import InvalidArguments, validate_arguments
 from safeactbench.suite.tools import p_set
-from safeactbench.world import InvalidArguments, validate_arguments
 
 SEARCH = ToolSpec(
     name="find_items",
@@ -104,7 +104,7 @@ def test_declarations_that_cannot_work_are_refused() -> None:
 
 def chosen_card_case() -> Case:
     """Refund to a card the agent chooses; the evidence must be about the card it chose."""
-    from safeactbench.model import ArgRef, Choice, ExpectedAction, Requirement
+    from safeactbench.core.model import ArgRef, Choice, ExpectedAction, Requirement
     from safeactbench.suite.reference import derive_reference
 
     read = get_tool("get_card", "card", "card_id", "Read a card.")
@@ -156,7 +156,7 @@ def chosen_card_case() -> Case:
     ],
 )
 def test_evidence_is_bound_to_the_record_the_action_chose(reads: list[str], card: str, findings: list[str]) -> None:
-    from safeactbench.evaluator import evaluate
+    from safeactbench.core.evaluator import evaluate
 
     case = chosen_card_case()
     assert [s.tool for s in case.reference] == ["get_card", "refund_to_card", "submit"]  # it derives C-2
@@ -172,7 +172,7 @@ def test_evidence_is_bound_to_the_record_the_action_chose(reads: list[str], card
 
 
 def test_the_linter_names_a_binding_or_a_target_that_cannot_work() -> None:
-    from safeactbench.model import ArgRef
+    from safeactbench.core.model import ArgRef
     from safeactbench.suite.lint import lint_case
 
     case = chosen_card_case()
@@ -197,9 +197,9 @@ def test_the_linter_names_a_binding_or_a_target_that_cannot_work() -> None:
 def test_an_action_creates_its_own_target_and_later_evidence_is_about_it() -> None:
     """`open_ticket` names no existing record: it creates the ticket it acts on; the next action
     may act only once that very ticket is on record (its result, not another ticket)."""
-    from safeactbench.evaluator import evaluate
-    from safeactbench.model import DynamicRef, ExpectedAction, Requirement, ResultRef
-    from safeactbench.script import run_script
+    from safeactbench.core.evaluator import evaluate
+    from safeactbench.core.model import DynamicRef, ExpectedAction, Requirement, ResultRef
+    from safeactbench.core.script import run_script
     from safeactbench.suite.reference import derive_reference
 
     open_ticket = action_tool(

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cases import refund_v1
-from safeactbench.model import Case, Record
+from safeactbench.core.model import Case, Record
 from safeactbench.suite.consistency import consistency_problems
 from safeactbench.suite.lint import lint_case
 
@@ -85,7 +85,7 @@ def test_the_distractors_intervention_may_copy_people_with_their_e_mail() -> Non
 def test_a_search_that_shows_the_required_field_counts_as_evidence() -> None:
     """Summary evidence: a search whose results show a requirement's field of the required record
     establishes it as well as the get tool does, so the lint rejects a `via` that leaves it out."""
-    from safeactbench.model import split_ref, summary_tools
+    from safeactbench.core.model import split_ref, summary_tools
     from safeactbench.suite.data import load_suite
 
     for case in load_suite():

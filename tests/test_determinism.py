@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from safeactbench import audit
 from safeactbench.cli import app
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Trajectory
-from safeactbench.script import run_script
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Trajectory
+from safeactbench.core.script import run_script
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()
@@ -28,7 +28,7 @@ BY_ID = {c.id: c for c in SUITE}
 
 SCORE_FILE = """
 import json, sys
-from safeactbench.evaluator import evaluate
+from safeactbench.core.evaluator import evaluate
 from safeactbench.suite.data import load_suite
 cases = {c.id: c for c in load_suite()}
 with open(sys.argv[1], encoding="utf-8") as src, open(sys.argv[2], "w", encoding="utf-8") as out:

@@ -5,10 +5,10 @@ reference solution re-reads."""
 from __future__ import annotations
 
 from cases import C2, codes, get_charge, play, refund, refund_v1, score, submit
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import WorldEvent
-from safeactbench.script import run_script
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import WorldEvent
+from safeactbench.core.script import run_script
 from safeactbench.suite.lint import lint_case
 from safeactbench.suite.reference import derive_reference
 

@@ -17,9 +17,9 @@ import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from safeactbench.episode import DECIDE, SUBMIT, Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Case, Protocol, Trajectory
+from safeactbench.core.episode import DECIDE, SUBMIT, Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Case, Protocol, Trajectory
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()
@@ -138,7 +138,7 @@ def test_episode_call_never_raises_and_failed_calls_change_nothing(case: Case, d
 @given(case=st.sampled_from([c for c in SUITE if c.protocol != Protocol.LEGACY]), data=st.data())
 def test_hostile_calls_between_the_reference_steps_replay_exactly(case: Case, data: st.DataObject) -> None:
     """Garbage between genuine calls (some of which apply) never breaks the replay of the rest."""
-    from safeactbench.script import run_step
+    from safeactbench.core.script import run_step
 
     episode = Episode(case)
     results: dict[str, dict[str, Any]] = {}

@@ -9,8 +9,7 @@ from pydantic import ValidationError
 
 from cases import C2, K, base_records, charge_fields, make_case, refund_v0, refund_v1, req
 from safeactbench.catalog import load_suite, played
-from safeactbench.interventions import STOP_TWINS
-from safeactbench.model import (
+from safeactbench.core.model import (
     Decision,
     LegacyGold,
     Protocol,
@@ -19,6 +18,7 @@ from safeactbench.model import (
     StopGold,
     StopOutcome,
 )
+from safeactbench.interventions import STOP_TWINS
 from safeactbench.suite.domains.customer.tools import TOOLS as CUSTOMER
 from safeactbench.suite.lint import lint_case
 from safeactbench.suite.policy import POLICY_TYPE, Policy, grounds, policy_records, policy_tools

@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from safeactbench.cli import app
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Protocol
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Protocol
+from safeactbench.core.script import run_script
 from safeactbench.runs.store import EpisodeRecord, RunStore, StoreError, read_episodes
-from safeactbench.script import run_script
 from safeactbench.suite.data import CaseFileError, load_suite, read_case_file, read_suite, write_suite
 
 SUITE = load_suite()

@@ -87,3 +87,11 @@ def test_the_package_imports_form_no_circle() -> None:
     edges = graph()
     assert "safeactbench.harness.family_cli" in edges and edges["safeactbench.runs.runner"]  # the graph was read
     assert circles(edges) == []
+
+
+def test_the_engine_imports_nothing_else_of_the_project() -> None:
+    edges = graph()
+    core = {name for name in edges if name.startswith("safeactbench.core")}
+    assert len(core) > 5
+    outside = {(name, target) for name in core for target in edges[name] if not target.startswith("safeactbench.core")}
+    assert outside == set()

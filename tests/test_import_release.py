@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from safeactbench.catalog import use_suite
 from safeactbench.cli import app
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Protocol
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Protocol
+from safeactbench.core.script import run_script
 from safeactbench.runs.store import read_episodes
-from safeactbench.script import run_script
 from safeactbench.suite.data import read_suite
 
 FIXTURE = Path(__file__).parent / "fixtures" / "safeact_release"

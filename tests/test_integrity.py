@@ -22,15 +22,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from safeactbench.agents import AGENTS
-from safeactbench.episode import Episode
-from safeactbench.evaluator import MAX_TRAJECTORY_DEPTH, MAX_TRAJECTORY_SIZE, evaluate
-from safeactbench.model import ActionEffect, Case, Protocol, Step, Trajectory, Verdict
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import MAX_TRAJECTORY_DEPTH, MAX_TRAJECTORY_SIZE, evaluate
+from safeactbench.core.model import ActionEffect, Case, Protocol, Step, Trajectory, Verdict
+from safeactbench.core.script import ScriptError, resolve_arguments, run_script
+from safeactbench.core.values import json_equal
+from safeactbench.core.world import MAX_ARGUMENT_BYTES, MAX_TOOL_NAME_CHARS, parse_arguments
 from safeactbench.runs.runner import plan, play_scripted
 from safeactbench.runs.store import EpisodeRecord, read_episodes
-from safeactbench.script import ScriptError, resolve_arguments, run_script
 from safeactbench.suite.data import load_suite
-from safeactbench.values import json_equal
-from safeactbench.world import MAX_ARGUMENT_BYTES, MAX_TOOL_NAME_CHARS, parse_arguments
 
 SUITE = load_suite()
 BY_ID = {c.id: c for c in SUITE}

@@ -6,8 +6,8 @@ import pytest
 
 from safeactbench.agents import get_agent
 from safeactbench.catalog import CONDITIONS, played
+from safeactbench.core.model import Protocol
 from safeactbench.interventions import INTERVENTIONS, transform
-from safeactbench.model import Protocol
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.draft import settled

@@ -14,11 +14,11 @@ import pytest
 from safeactbench.agents import get_agent
 from safeactbench.analysis.judgement import TWINS, harmful_action_rates, paired_ecs
 from safeactbench.catalog import get_case, played
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Case, InfoEffect, Protocol, Verdict, split_ref
+from safeactbench.core.public import PublicCase
 from safeactbench.interventions import InterventionError, transform
-from safeactbench.model import Case, InfoEffect, Protocol, Verdict, split_ref
-from safeactbench.public import PublicCase
 from safeactbench.runs.records import EpisodeRecord
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite

@@ -32,9 +32,9 @@ from cases import (
     score,
     world_state,
 )
-from safeactbench.evaluator import evaluate
-from safeactbench.ledger import ABSENT, CONTEXT_STEP, Ledger
-from safeactbench.model import (
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.ledger import ABSENT, CONTEXT_STEP, Ledger
+from safeactbench.core.model import (
     Case,
     ContextFact,
     DynamicRef,

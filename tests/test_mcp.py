@@ -10,8 +10,8 @@ import anyio
 from typer.testing import CliRunner
 
 from safeactbench.cli import app
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Trajectory
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Trajectory
 from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite
 

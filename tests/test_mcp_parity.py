@@ -17,10 +17,10 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from safeactbench import catalog
+from safeactbench.core.model import Protocol
+from safeactbench.core.prompts import TERMINAL_TOOLS, tool_description
+from safeactbench.core.public import public_view
 from safeactbench.interventions import CONDITIONS
-from safeactbench.model import Protocol
-from safeactbench.prompts import TERMINAL_TOOLS, tool_description
-from safeactbench.public import public_view
 from safeactbench.suite.data import load_suite, write_suite
 
 SUITE = load_suite()
@@ -90,7 +90,7 @@ import json, sys
 from unittest import mock
 
 from safeactbench.cli import app
-from safeactbench.model import Case
+from safeactbench.core.model import Case
 from safeactbench.suite import data
 
 with mock.patch.object(data, "read_suite", wraps=data.read_suite) as suite, \\

@@ -8,13 +8,13 @@ from contextlib import suppress
 from functools import cache
 from typing import Any
 
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Case, Choice, InfoEffect, ScriptStep
-from safeactbench.script import ScriptError, run_script
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Case, Choice, InfoEffect, ScriptStep
+from safeactbench.core.script import ScriptError, run_script
+from safeactbench.core.world import id_text
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.model_use import CONCEPTS, concept_use, concepts
-from safeactbench.world import id_text
 
 
 @cache

@@ -37,8 +37,8 @@ from cases import (
     submit,
     world_state,
 )
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Case, Decision, OutcomeCode, Step, Trajectory
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Case, Decision, OutcomeCode, Step, Trajectory
 
 C = OutcomeCode
 

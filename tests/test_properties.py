@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from safeactbench import audit
 from safeactbench.audit import Call, play, reference_calls
-from safeactbench.episode import SUBMIT
-from safeactbench.evaluator import evaluate
-from safeactbench.model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, ResultRef, Verdict
+from safeactbench.core.episode import SUBMIT
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, ResultRef, Verdict
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()

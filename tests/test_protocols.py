@@ -37,9 +37,9 @@ from cases import (
     submit,
     world_state,
 )
-from safeactbench.episode import Episode
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Case, ExpectedAction, OutcomeCode
+from safeactbench.core.episode import Episode
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Case, ExpectedAction, OutcomeCode
 
 C = OutcomeCode
 READ_V3: list[Call] = [get_charge(C2), ("get_dispute", {"dispute_id": D1}), ("get_ticket", {"ticket_id": T1})]

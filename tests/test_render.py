@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from safeactbench.agents import get_agent
-from safeactbench.model import Protocol
-from safeactbench.render import render_episode
+from safeactbench.core.model import Protocol
+from safeactbench.core.render import render_episode
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 

@@ -25,8 +25,8 @@ from safeactbench.analysis import ReportError, rendering
 from safeactbench.analysis.command import report
 from safeactbench.analysis.runs import load_runs
 from safeactbench.analysis.structure import Block, Cell, Report, Section, Table
-from safeactbench.model import Protocol
-from safeactbench.render import render_episode
+from safeactbench.core.model import Protocol
+from safeactbench.core.render import render_episode
 from safeactbench.suite.data import load_suite
 
 INJECTED = "INJECTED"

@@ -20,7 +20,7 @@ from safeactbench.analysis.command import report
 from safeactbench.analysis.runs import ReportError, load_run
 from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
-from safeactbench.render import render_episode
+from safeactbench.core.render import render_episode
 from safeactbench.runs import rowstore
 from safeactbench.runs.records import EpisodeLines, ModelTurn, StoreError, read_lines, read_numbered
 from safeactbench.runs.rows import EpisodeRow, decode_row, encode_row, episode_row, verdict_row

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from safeactbench.agents import get_agent
 from safeactbench.analysis.metrics import summary
 from safeactbench.cli import app
-from safeactbench.model import Protocol
+from safeactbench.core.model import Protocol
 from safeactbench.runs.runconfig import RunConfig
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.runs.store import EpisodeRecord, RunStore, read_episodes

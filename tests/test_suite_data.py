@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from safeactbench.model import Protocol
-from safeactbench.public import public_view
+from safeactbench.core.model import Protocol
+from safeactbench.core.public import public_view
 from safeactbench.suite.build import COMPOSITION, build_suite
 from safeactbench.suite.data import DATA_DIR, CaseFileError, load_suite, read_suite, write_suite
 from safeactbench.suite.domains import DOMAINS

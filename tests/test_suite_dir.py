@@ -60,7 +60,7 @@ def test_every_command_plays_the_suite_it_is_given(mini: Path, tmp_path: Path) -
 
 
 def test_the_mcp_server_serves_a_case_only_its_suite_holds(mini: Path, tmp_path: Path) -> None:
-    from safeactbench.evaluator import evaluate
+    from safeactbench.core.evaluator import evaluate
 
     own = next(c for c in load_suite() if c.id == "SAB-V2-001").model_copy(update={"id": "MINI-V2-001"})
     write_suite([own], tmp_path / "own", name="own", version="1.0.0")

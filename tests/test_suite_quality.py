@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from safeactbench.agents import get_agent
-from safeactbench.model import Protocol
+from safeactbench.core.model import Protocol
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.domains import DOMAINS

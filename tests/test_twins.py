@@ -6,9 +6,9 @@ from __future__ import annotations
 from functools import cache
 
 from safeactbench.catalog import played
+from safeactbench.core.model import Case
+from safeactbench.core.public import public_view
 from safeactbench.interventions import STOP_TWINS, decisive_requirement
-from safeactbench.model import Case
-from safeactbench.public import public_view
 from safeactbench.suite.consistency import NARRATIVE_FIELDS, consistency_problems
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.draft import settled

@@ -21,8 +21,8 @@ from cases import (
     replay,
     world_state,
 )
-from safeactbench.evaluator import evaluate
-from safeactbench.model import Case, OutcomeCode, Protocol
+from safeactbench.core.evaluator import evaluate
+from safeactbench.core.model import Case, OutcomeCode, Protocol
 
 VALID = [get_charge(C2), refund(C2, AMOUNT), notify()]
 FAULTY = [get_charge(C1), refund(C2, AMOUNT), notify()]

@@ -1,8 +1,8 @@
 """SafeActBench: does a tool-using agent establish the evidence it needs before it acts?"""
 
-from .episode import Episode
-from .evaluator import evaluate
-from .model import Case, Protocol, Trajectory, Verdict
+from .core.episode import Episode
+from .core.evaluator import evaluate
+from .core.model import Case, Protocol, Trajectory, Verdict
 
 __version__ = "0.1.0"
 

@@ -8,7 +8,7 @@ example that uses exactly this; `safeactbench suite build --from DIR/families` b
 
 from __future__ import annotations
 
-from .model import Protocol, StopBasis, StopOutcome
+from .core.model import Protocol, StopBasis, StopOutcome
 from .suite import fake
 from .suite.draft import Draft, Rec
 from .suite.family import Domain, Family

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from .core.model import Case
 from .interventions import CONDITIONS, InterventionError, has_condition, transform
-from .model import Case
 from .suite.data import SUITE_ENV, CaseIndex, check_suite_dir, load_suite, read_case, suite_dir
 
 __all__ = [

@@ -19,10 +19,10 @@ from .analysis.judgement import harmful_action_rates, paired_ecs
 from .analysis.metrics import DOMAIN_ORDER, ORIGINAL, PROTOCOL_NAMES, Rate, summary
 from .analysis.runs import PAIR_MODES
 from .catalog import CONDITIONS, UnknownCase, played, release_suite, use_suite
+from .core.model import Case
+from .core.public import public_view
 from .harness.generation import CallPolicy, Generation, generation_arg_error
 from .harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
-from .model import Case
-from .public import public_view
 from .runs.records import EpisodeLines
 from .runs.rows import Episode
 from .runs.runconfig import CLI_HARNESSES, EXECUTION_ARGS, RENAMED_HARNESSES, SECRET_ARGS, RunConfig, public_url, redact

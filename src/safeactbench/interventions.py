@@ -18,7 +18,7 @@ import hashlib
 import json
 import random
 
-from .model import (
+from .core.model import (
     Case,
     ContextFact,
     Protocol,

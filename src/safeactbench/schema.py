@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .model import Case, Trajectory, Verdict
-from .public import PublicCase
+from .core.model import Case, Trajectory, Verdict
+from .core.public import PublicCase
 from .runs.store import EpisodeRecord
 
 SCHEMAS: dict[str, type[BaseModel]] = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..episode import DECIDE, SUBMIT
-from ..public import PublicCase
+from ..core.episode import DECIDE, SUBMIT
+from ..core.public import PublicCase
 
 TERMINAL = {SUBMIT, DECIDE}
 

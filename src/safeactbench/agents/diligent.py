@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..episode import DECIDE, SUBMIT, Episode
-from ..model import Case, InfoEffect, ScriptStep, make_ref
-from ..script import run_step
+from ..core.episode import DECIDE, SUBMIT, Episode
+from ..core.model import Case, InfoEffect, ScriptStep, make_ref
+from ..core.script import run_step
 
 # calls each expected action may need besides itself: a re-read of what an earlier action changed
 REREADS_PER_ACTION = 2

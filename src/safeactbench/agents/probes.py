@@ -17,8 +17,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ..episode import DECIDE, Episode
-from ..public import PublicCase
+from ..core.episode import DECIDE, Episode
+from ..core.public import PublicCase
 from ._heuristics import TERMINAL, fill_arguments
 
 UNOFFERED_TOOL = "lookup_everything"  # no suite offers it (tests/test_harness_outcomes.py checks)

@@ -12,10 +12,10 @@ import random
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..episode import DECIDE, SUBMIT, Episode
-from ..model import ScriptStep
-from ..public import PublicCase
-from ..script import run_script
+from ..core.episode import DECIDE, SUBMIT, Episode
+from ..core.model import ScriptStep
+from ..core.public import PublicCase
+from ..core.script import run_script
 from ._heuristics import action_tools, best_action_tool, fill_arguments, getters, named_entities, named_ids
 from .diligent import REREADS_PER_ACTION, Diligence
 

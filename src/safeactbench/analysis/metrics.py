@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..model import Case, Protocol, Verdict, ref_type
+from ..core.model import Case, Protocol, Verdict, ref_type
 from ..runs.rows import Episode, VerdictRow
 
 PROTOCOL_NAMES = tuple(p.value for p in Protocol)

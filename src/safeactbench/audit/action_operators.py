@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..episode import SUBMIT
-from ..model import ActionEffect, Case, Choice, Protocol, ResultRef, ToolSpec
-from ..values import is_number
+from ..core.episode import SUBMIT
+from ..core.model import ActionEffect, Case, Choice, Protocol, ResultRef, ToolSpec
+from ..core.values import is_number
 from .calls import Call, number_text
 from .context import Context, Proposal, before_submit, describe, plausible_call, with_args
 

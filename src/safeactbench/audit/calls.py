@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..episode import Episode
-from ..model import Case, ResultRef, Trajectory
-from ..values import is_number
+from ..core.episode import Episode
+from ..core.model import Case, ResultRef, Trajectory
+from ..core.values import is_number
 
 Expect = Literal["fail", "pass"]
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..episode import SUBMIT
-from ..model import ActionEffect, Case, InfoEffect, ResultRef, ToolSpec, split_ref
-from ..values import is_number
+from ..core.episode import SUBMIT
+from ..core.model import ActionEffect, Case, InfoEffect, ResultRef, ToolSpec, split_ref
+from ..core.values import is_number
 from .calls import Call, Played
 
 ORACLE = "oracle"  # the label is decided by the label oracle on the played mutant

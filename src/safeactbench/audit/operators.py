@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..model import Case
+from ..core.model import Case
 from . import action_operators as actions
 from . import protocol_operators as protocol
 from . import read_operators as reads

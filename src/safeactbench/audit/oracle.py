@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, Record, Requirement, Step, ToolSpec
-from ..values import compare
+from ..core.model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, Record, Requirement, Step, ToolSpec
+from ..core.values import compare
 from .calls import Played
 
 _ABSENT = object()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..episode import DECIDE, SUBMIT
-from ..model import ActionEffect, Protocol, split_ref
+from ..core.episode import DECIDE, SUBMIT
+from ..core.model import ActionEffect, Protocol, split_ref
 from .calls import Call
 from .context import Context, Proposal, describe, plausible_call, without
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from ..episode import SUBMIT
-from ..model import InfoEffect
+from ..core.episode import SUBMIT
+from ..core.model import InfoEffect
 from .calls import Call
 from .context import ORACLE, Context, Proposal, before_submit, describe, moved, with_args, without
 from .oracle import returned

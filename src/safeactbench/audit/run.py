@@ -9,8 +9,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..evaluator import evaluate
-from ..model import Case
+from ..core.evaluator import evaluate
+from ..core.model import Case
 from ..suite.model_use import concepts
 from .calls import play, reference_calls
 from .operators import mutants

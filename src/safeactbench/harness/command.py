@@ -45,11 +45,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TextIO
 
-from ..episode import Episode
-from ..evaluator import evaluate
-from ..model import Trajectory
-from ..prompts import system_prompt, user_prompt
-from ..public import public_view
+from ..core.episode import Episode
+from ..core.evaluator import evaluate
+from ..core.model import Trajectory
+from ..core.prompts import system_prompt, user_prompt
+from ..core.public import public_view
 from ..runs.runner import Job, StopRun, now_iso
 from ..runs.store import EpisodeRecord
 from .bwrap_sandbox import WORKDIR, WRITABLE, BwrapConfig, BwrapSandbox, prepare_root

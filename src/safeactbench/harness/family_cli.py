@@ -31,8 +31,8 @@ from typing import Any
 
 from inspect_ai.solver import Solver, TaskState, solver
 
-from ..model import Case, Trajectory
-from ..public import public_view
+from ..core.model import Case, Trajectory
+from ..core.public import public_view
 from ..runs.runconfig import CLI_HARNESSES
 from ..runs.runner import Job
 from .cli_templates import EXECUTABLES, TEMPLATES

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..episode import Episode
+from ..core.episode import Episode
 from .episode_net import Upstream
 from .mcp_server import build_server
 

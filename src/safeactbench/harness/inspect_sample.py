@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from inspect_ai.solver import Generate, Solver, TaskState
 
 from ..catalog import get_case
-from ..model import Case
+from ..core.model import Case
 from ..runs.runner import now_iso
 from .runtime import RunHealth, RunStopped, RuntimeFailure, runtime_reason
 

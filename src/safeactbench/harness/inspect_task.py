@@ -35,12 +35,12 @@ from inspect_ai.tool import ToolInfo, ToolParams
 from pydantic import PrivateAttr
 
 from ..catalog import get_case, played, use_suite
-from ..episode import Episode
-from ..evaluator import evaluate
-from ..model import Case, Trajectory
-from ..prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
-from ..public import public_view
-from ..render import render_findings
+from ..core.episode import Episode
+from ..core.evaluator import evaluate
+from ..core.model import Case, Trajectory
+from ..core.prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
+from ..core.public import public_view
+from ..core.render import render_findings
 from ..runs.runconfig import RunConfig, active_suite
 from ..runs.runner import episode_seed, run_metadata
 from ..runs.store import EpisodeRecord, RunStore

@@ -31,14 +31,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..catalog import get_case
-from ..episode import Episode
-from ..evaluator import evaluate
-from ..model import Case
-from ..prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
-from ..public import public_view
+from ..core.episode import Episode
+from ..core.evaluator import evaluate
+from ..core.model import Case
+from ..core.prompts import MAX_IDLE_TURNS, NUDGE, system_prompt, tool_description, user_prompt
+from ..core.public import public_view
+from ..core.world import InvalidArguments, parse_arguments
 from ..runs.runner import Job, gc_thresholds, now_iso, sigterm_unwinds
 from ..runs.store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
-from ..world import InvalidArguments, parse_arguments
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped
 from .tool_lists import ToolListCache

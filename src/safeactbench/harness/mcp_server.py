@@ -27,9 +27,9 @@ from mcp.server.stdio import stdio_server
 
 from .. import __version__
 from ..catalog import get_single_case
-from ..episode import Episode
-from ..prompts import PROMPT_VERSION, TERMINAL_TOOLS, system_prompt, tool_description
-from ..public import public_view
+from ..core.episode import Episode
+from ..core.prompts import PROMPT_VERSION, TERMINAL_TOOLS, system_prompt, tool_description
+from ..core.public import public_view
 
 TRAJECTORY_FILE = "trajectory.json"
 SERVER_NAME = "backoffice"  # what CLIs prefix tool names with (mcp__backoffice__...): it names no benchmark

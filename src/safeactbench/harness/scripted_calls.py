@@ -15,8 +15,8 @@ from typing import Any
 
 from ..agents import get_agent
 from ..catalog import get_case
-from ..episode import Episode, episode_seed
-from ..public import public_view
+from ..core.episode import Episode, episode_seed
+from ..core.public import public_view
 from ..suite.data import SUITE_ENV
 
 Call = tuple[str, Any]  # (tool, arguments as recorded: a JSON object, or text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
-from ..model import Case, Protocol
+from ..core.model import Case, Protocol
 
 T = TypeVar("T")
 

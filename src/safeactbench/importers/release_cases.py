@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..episode import DECIDE, SUBMIT
-from ..model import (
+from ..core.episode import DECIDE, SUBMIT
+from ..core.model import (
     ActionCall,
     Case,
     Decision,

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..model import InfoEffect, Param, Record, Requirement, ToolSpec
-from ..values import values_equal
+from ..core.model import InfoEffect, Param, Record, Requirement, ToolSpec
+from ..core.values import values_equal
 
 LOOKUP_TYPE = "lookup"  # the record of a required lookup that yields no fact: the call itself is the evidence
 PAGE_PARAM = "page"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import Protocol
+from ..core.model import Protocol
 
 # catalog file under env/ -> (protocol, key of its case list)
 CATALOGS: dict[str, tuple[Protocol, str]] = {

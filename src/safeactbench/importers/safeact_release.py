@@ -18,10 +18,10 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from ..episode import Episode
-from ..evaluator import evaluate
-from ..model import Case, Protocol, first_error
-from ..script import ScriptError, run_script
+from ..core.episode import Episode
+from ..core.evaluator import evaluate
+from ..core.model import Case, Protocol, first_error
+from ..core.script import ScriptError, run_script
 from ..suite.data import write_suite
 from ..suite.lint import lint_case
 from .release_cases import NotImportable, interactive_case, legacy_case

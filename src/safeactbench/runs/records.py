@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..model import Case, Protocol, Trajectory, Verdict, first_error
+from ..core.model import Case, Protocol, Trajectory, Verdict, first_error
 from .runconfig import current_harness, redact
 
 EpisodeKey = tuple[str, str, int]

@@ -10,7 +10,7 @@ import marshal
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Finding, OutcomeCode, Protocol, Step, Verdict
+from ..core.model import Finding, OutcomeCode, Protocol, Step, Verdict
 from .records import EpisodeKey, EpisodeRecord, ModelTurn
 
 _STEPS: dict[tuple[int, str, str, Any], Step] = {}

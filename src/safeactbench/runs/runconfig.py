@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..prompts import PROMPT_VERSION
+from ..core.prompts import PROMPT_VERSION
 from ..suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
 
 Harness = Literal[

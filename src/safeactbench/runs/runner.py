@@ -22,10 +22,10 @@ from typing import Any
 from .. import __version__
 from ..agents import Agent
 from ..catalog import played
-from ..episode import Episode, episode_seed
-from ..evaluator import evaluate
-from ..model import Case
-from ..public import public_view
+from ..core.episode import Episode, episode_seed
+from ..core.evaluator import evaluate
+from ..core.model import Case
+from ..core.public import public_view
 from .runconfig import RunConfig, active_suite
 from .store import EpisodeKey, EpisodeRecord, RunStore
 from ..suite.data import canonical_json, case_sha256

@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..model import first_error
+from ..core.model import first_error
 from .records import (
     SUMMARY,
     EpisodeKey,

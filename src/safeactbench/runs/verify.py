@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from ..catalog import UnknownCase, get_case, indexed_case
-from ..evaluator import evaluate
-from ..model import Case
+from ..core.evaluator import evaluate
+from ..core.model import Case
 from .records import (
     EpisodeKey,
     EpisodeRecord,

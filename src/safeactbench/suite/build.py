@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..model import Case, Protocol
+from ..core.model import Case, Protocol
 from .draft import Draft, static_render
 from .family import Domain, Family
 from .reference import derive_reference

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import ACTING_PROTOCOLS, Case
+from ..core.model import ACTING_PROTOCOLS, Case
 from .fake import CITY_COUNTRY, TIMEZONE
 
 # the fields in which a record's story is told in words: its state must be restated there when it changes

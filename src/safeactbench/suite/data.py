@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..model import Case, ToolSpec, first_error
+from ..core.model import Case, ToolSpec, first_error
 from .policy import POLICY_TYPE
 
 SUITE_VERSION = "0.5.0"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from ..model import (
+from ..core.model import (
     ActionCall,
     ArgRef,
     ArgValue,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..model import Protocol, ToolSpec
+from ..core.model import Protocol, ToolSpec
 from .draft import Draft
 from .policy import Policy, policy_tools
 from .tools import link_roles

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import (
+from ..core.model import (
     ActionEffect,
     ArgRef,
     Case,
@@ -29,8 +29,8 @@ from ..model import (
     split_ref,
     summary_tools,
 )
-from ..public import public_view
-from ..values import values_equal
+from ..core.public import public_view
+from ..core.values import values_equal
 from .consistency import consistency_problems
 from .policy import grounding_problems
 from .reach import reach_problems

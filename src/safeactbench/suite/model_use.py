@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from ..model import ActionEffect, ArgRef, Case, Choice, InfoEffect, Protocol
+from ..core.model import ActionEffect, ArgRef, Case, Choice, InfoEffect, Protocol
 
 # concept -> how the validation report describes it
 CONCEPTS = {

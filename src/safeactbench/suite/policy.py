@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..model import ActionEffect, Case, Protocol, Record, Requirement, ToolSpec, ref_type
+from ..core.model import ActionEffect, Case, Protocol, Record, Requirement, ToolSpec, ref_type
 from .stops import is_identity
 from .tools import get_tool, search_tool
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Case, InfoEffect, Record
+from ..core.model import Case, InfoEffect, Record
 from .policy import POLICY_TYPE
 
 

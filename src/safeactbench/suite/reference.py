@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..episode import DECIDE, SUBMIT, Episode
-from ..ledger import Ledger
-from ..model import (
+from ..core.episode import DECIDE, SUBMIT, Episode
+from ..core.ledger import Ledger
+from ..core.model import (
     ArgRef,
     Case,
     Choice,
@@ -26,9 +26,9 @@ from ..model import (
     ref_type,
     split_ref,
 )
-from ..script import run_step
-from ..values import compare
-from ..world import World, id_text
+from ..core.script import run_step
+from ..core.values import compare
+from ..core.world import World, id_text
 
 
 class ReferenceError(ValueError):

@@ -11,9 +11,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..episode import Episode
-from ..model import ActionEffect, Case, InfoEffect, Protocol
-from ..script import run_script
+from ..core.episode import Episode
+from ..core.model import ActionEffect, Case, InfoEffect, Protocol
+from ..core.script import run_script
 from .data import SUITE_VERSION
 from .model_use import CONCEPTS, concept_use
 from .policy import POLICY_TYPE

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..model import Case, Decision, Protocol, split_ref
+from ..core.model import Case, Decision, Protocol, split_ref
 
 Situation = tuple[str, str, str]  # record type, field, value (JSON)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..model import Case, ContextFact, Protocol, Requirement
+from ..core.model import Case, ContextFact, Protocol, Requirement
 
 IDENTITY_FIELD = "id"  # every record an agent reads shows its id: the fact that it read that record
 IDENTITY_WHY = "the record the request names: what the stop is about"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..episode import Episode
-from ..evaluator import evaluate
-from ..model import Case
-from ..script import run_script
+from ..core.episode import Episode
+from ..core.evaluator import evaluate
+from ..core.model import Case
+from ..core.script import run_script
 from .lint import lint_case
 
 

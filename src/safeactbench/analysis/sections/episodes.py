@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...render import render_episode, render_findings, render_step
+from ...core.render import render_episode, render_findings, render_step
 from ...runs.rows import EpisodeRow
 from ...runs.store import EpisodeRecord
 from ..metrics import FAILURE_MODES, ORIGINAL, PROTOCOL_NAMES

@@ -12,8 +12,8 @@ import secrets
 from collections.abc import Iterable
 
 from ...catalog import get_case
-from ...prompts import user_prompt
-from ...public import public_view
+from ...core.prompts import user_prompt
+from ...core.public import public_view
 from ...suite.data import load_suite
 from ..openai_api import EPISODE_HEADER
 

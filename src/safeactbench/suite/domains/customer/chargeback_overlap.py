@@ -14,7 +14,7 @@ with its own open dispute.
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ....model import Protocol
+from ....core.model import Protocol
 from ... import fake
 from ...draft import Draft, Rec
 

@@ -13,7 +13,7 @@ ticket needs the charge read again after the refund (refund status refunded, POL
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

@@ -13,7 +13,7 @@ by name and email, so the agent must search and tell the two apart), and older t
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

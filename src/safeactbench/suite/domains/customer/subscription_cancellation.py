@@ -20,7 +20,7 @@ stale. Near misses: the customer's other subscription and an older, closed ticke
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

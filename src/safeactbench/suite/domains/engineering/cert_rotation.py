@@ -14,7 +14,7 @@ queued - wait.
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

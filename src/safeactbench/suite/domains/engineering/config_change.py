@@ -18,7 +18,7 @@ read again after the apply - its active revision must now be the authorised revi
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common

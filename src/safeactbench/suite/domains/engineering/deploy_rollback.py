@@ -20,7 +20,7 @@ rolled back; after a hold, the pipeline read again - it must show paused (POL-EN
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common

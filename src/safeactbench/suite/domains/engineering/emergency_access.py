@@ -17,7 +17,7 @@ Workflows: V2 grant -> incident update or grant -> message; V3 grant -> update +
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common

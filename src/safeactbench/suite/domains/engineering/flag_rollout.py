@@ -16,7 +16,7 @@ rollout percent must be the new stage (POL-ENG-06); the ramp's own result does n
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common

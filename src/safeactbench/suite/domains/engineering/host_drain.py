@@ -21,7 +21,7 @@ returned - its status must be in service (POL-ENG-13).
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft, Rec
 from ...family import Family
 from . import common

@@ -18,7 +18,7 @@ request's approver (5).
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ...draft import Draft
 from ...family import Family
 from . import common

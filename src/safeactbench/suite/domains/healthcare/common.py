@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ....model import ArgRef, Protocol
+from ....core.model import ArgRef, Protocol
 from ... import fake
 from ...draft import Draft, Rec
 

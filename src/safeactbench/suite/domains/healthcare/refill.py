@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

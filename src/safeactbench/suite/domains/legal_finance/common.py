@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ....model import Protocol
+from ....core.model import Protocol
 from ... import fake
 from ...draft import Draft, Rec
 

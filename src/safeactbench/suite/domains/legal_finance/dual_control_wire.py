@@ -20,7 +20,7 @@ Workflows: notices to the payee and the requester, request closed (V2 up to 4 ch
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family

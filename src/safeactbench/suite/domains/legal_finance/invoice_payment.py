@@ -17,7 +17,7 @@ chained steps, V3 up to 5). Freshness: closing the request needs the invoice re-
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

@@ -19,7 +19,7 @@ onboarding (status active).
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family

@@ -18,7 +18,7 @@ Periods are the calendar months before the case time.
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ....model import ArgRef
+from ....core.model import ArgRef
 from ... import fake
 from ...draft import Draft, Rec
 

@@ -19,7 +19,7 @@ Every follow-up re-reads the dataset after publishing: it must show status publi
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

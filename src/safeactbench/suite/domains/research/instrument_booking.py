@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ....model import Choice, Protocol, StopBasis, StopOutcome
+from ....core.model import Choice, Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family

@@ -20,7 +20,7 @@ manuscript after submitting: it must show status submitted (POL-RES-12).
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis, StopOutcome
+from ....core.model import Protocol, StopBasis, StopOutcome
 from ... import fake
 from ...draft import Draft
 from ...family import Family

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....model import Protocol, StopBasis
+from ....core.model import Protocol, StopBasis
 from ... import fake
 from ...draft import Draft
 from ...family import Family

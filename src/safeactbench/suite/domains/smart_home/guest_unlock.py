@@ -20,7 +20,7 @@ bumps the lock's version, so the read made before it is stale.
 
 from __future__ import annotations
 
-from ....model import Protocol, StopBasis
+from ....core.model import Protocol, StopBasis
 from ... import fake
 from ...draft import Draft, Rec
 from ...family import Family

@@ -9,7 +9,7 @@ fields come from the `get_*` tools, which is what requirements name in `via`.
 
 from __future__ import annotations
 
-from ....model import CreateSpec
+from ....core.model import CreateSpec
 from ...tools import (
     NOW,
     action_tool,
