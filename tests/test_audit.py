@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from safeactbench import audit, evaluator, ledger
+from safeactbench import audit
 from safeactbench.audit import OPERATORS, AuditReport, audit_command, run_audit, sample_cases
+from safeactbench.core import evaluator, ledger
 from safeactbench.suite.data import load_suite
 
 # seed 4 draws, among its 60 cases, one of the few whose requirements waive freshness, so every
