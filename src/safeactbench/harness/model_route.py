@@ -42,7 +42,6 @@ class ModelRoute:
         self._bridge = AgentBridge(AgentState(messages=[]))
         self.secret = secrets.token_urlsafe(18)
         self.port = 0
-        self.requests = 0
         self.failure: BaseException | None = None
         self._on_failure = on_failure
         self._server: asyncio.Server | None = None
@@ -83,7 +82,6 @@ class ModelRoute:
             return error(400, f"the body is not JSON: {exc}")
         if not isinstance(request, dict):
             return error(400, "the body must be a JSON object")
-        self.requests += 1
         try:
             return await self._answer(route, request, len(body))
         except Exception as exc:  # the model could not answer: the CLI is told, the episode will end with it
