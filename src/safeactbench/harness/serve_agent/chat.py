@@ -20,7 +20,7 @@ from typing import Any
 from .. import streams
 from ..tool_names import OfferedTool, offered_tool
 from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn
+from .turn import Answer, Turn, parse_request
 
 TOOL_RESULT = re.compile(rb'"role"\s*:\s*"tool"')
 STREAM = re.compile(rb'"stream"\s*:\s*true')
@@ -84,13 +84,7 @@ def read(body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
 
 
 def _parse(body: bytes) -> dict[str, Any]:
-    try:
-        request = json.loads(body)
-    except ValueError as exc:
-        raise RequestError(f"the body is not JSON: {exc}") from None
-    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
-        raise RequestError("the body must be a JSON object with a 'messages' list")
-    return request
+    return parse_request(body, "messages")
 
 
 def _text(content: Any) -> str:

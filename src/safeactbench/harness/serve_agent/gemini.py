@@ -20,18 +20,12 @@ from typing import Any
 
 from .. import streams
 from ..tool_names import OfferedTool, offered_tool
-from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn
+from .episodes import EpisodeKey, PromptIndex
+from .turn import Answer, Turn, call_arguments, parse_request
 
 
 def _parse(body: bytes) -> dict[str, Any]:
-    try:
-        request = json.loads(body)
-    except ValueError as exc:
-        raise RequestError(f"the body is not JSON: {exc}") from None
-    if not isinstance(request, dict) or not isinstance(request.get("contents"), list):
-        raise RequestError("the body must be a JSON object with a 'contents' list")
-    return request
+    return parse_request(body, "contents")
 
 
 def _parts(content: Any) -> list[dict[str, Any]]:
@@ -83,13 +77,6 @@ def count_tokens(body: bytes) -> dict[str, int]:
     return {"totalTokens": len(body) // 4}
 
 
-def _args(arguments: str) -> Any:
-    try:
-        return json.loads(arguments)
-    except ValueError:
-        return arguments
-
-
 def _usage(answer: Answer) -> dict[str, int]:
     total = answer.prompt_tokens + answer.completion_tokens
     return {"promptTokenCount": answer.prompt_tokens, "candidatesTokenCount": answer.completion_tokens,
@@ -100,7 +87,7 @@ def response(model: str, answer: Answer) -> dict[str, Any]:
     if answer.tool is None:
         part: dict[str, Any] = {"text": answer.text}
     else:
-        part = {"functionCall": {"name": answer.tool.name, "args": _args(answer.arguments)}}
+        part = {"functionCall": {"name": answer.tool.name, "args": call_arguments(answer.arguments)}}
     candidate = {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
     return {"candidates": [candidate], "usageMetadata": _usage(answer), "modelVersion": model,
             "responseId": f"resp_{answer.serial}"}  # fmt: skip

@@ -18,18 +18,12 @@ from typing import Any
 
 from .. import streams
 from ..tool_names import OfferedTool, offered_tool
-from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn
+from .episodes import EpisodeKey, PromptIndex
+from .turn import Answer, Turn, call_arguments, parse_request
 
 
 def _parse(body: bytes) -> dict[str, Any]:
-    try:
-        request = json.loads(body)
-    except ValueError as exc:
-        raise RequestError(f"the body is not JSON: {exc}") from None
-    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
-        raise RequestError("the body must be a JSON object with a 'messages' list")
-    return request
+    return parse_request(body, "messages")
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -86,20 +80,12 @@ def count_tokens(body: bytes) -> dict[str, int]:
     return {"input_tokens": len(body) // 4}
 
 
-def _input(arguments: str) -> Any:
-    """The call's `input` object (arguments that are not a JSON object are sent as they are)."""
-    try:
-        return json.loads(arguments)
-    except ValueError:
-        return arguments
-
-
 def block(answer: Answer) -> dict[str, Any]:
     """The answer's content block."""
     if answer.tool is None:
         return {"type": "text", "text": answer.text}
     call_id = f"toolu_{answer.serial}"
-    return {"type": "tool_use", "id": call_id, "name": answer.tool.name, "input": _input(answer.arguments)}
+    return {"type": "tool_use", "id": call_id, "name": answer.tool.name, "input": call_arguments(answer.arguments)}
 
 
 def message(model: str, answer: Answer) -> dict[str, Any]:

@@ -22,18 +22,13 @@ from typing import Any
 from .. import streams
 from ..tool_names import OfferedTool, offered_tool
 from .episodes import EpisodeKey, PromptIndex, RequestError
-from .turn import Answer, Turn
+from .turn import Answer, Turn, parse_request
 
 PROMPT_ROLES = ("system", "developer", "user")
 
 
 def read(body: bytes, episode: EpisodeKey | None, index: PromptIndex) -> Turn:
-    try:
-        request = json.loads(body)
-    except ValueError as exc:
-        raise RequestError(f"the body is not JSON: {exc}") from None
-    if not isinstance(request, dict) or not isinstance(request.get("input"), str | list):
-        raise RequestError("the body must be a JSON object with an 'input' string or list")
+    request = parse_request(body, "input", (str, list), "string or list")
     if request.get("previous_response_id"):
         raise RequestError("previous_response_id is not supported: send the whole conversation (store: false)")
     items = request["input"] if isinstance(request["input"], list) else [{"role": "user", "content": request["input"]}]

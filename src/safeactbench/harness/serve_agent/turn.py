@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ...catalog import UnknownCase
 from ..scripted_calls import DONE_TEXT, Call, scripted_calls
@@ -58,6 +58,26 @@ class WireAPI(Protocol):
     def render(self, model: str, answer: Answer, turn: Turn) -> tuple[bytes, str]:
         """The response body and its content type."""
         ...
+
+
+def parse_request(body: bytes, field: str, kinds: tuple[type, ...] = (list,), what: str = "list") -> dict[str, Any]:
+    """The request body as a JSON object whose `field` is one of `kinds`, else a RequestError saying so."""
+    try:
+        request = json.loads(body)
+    except ValueError as exc:
+        raise RequestError(f"the body is not JSON: {exc}") from None
+    if not isinstance(request, dict) or not isinstance(request.get(field), kinds):
+        article = "an" if field[0] in "aeiou" else "a"
+        raise RequestError(f"the body must be a JSON object with {article} '{field}' {what}")
+    return request
+
+
+def call_arguments(arguments: str) -> Any:
+    """A call's arguments as the API's object (arguments that are not JSON are sent as they are)."""
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments
 
 
 def next_call(agent: str, episode: EpisodeKey, made: int) -> Call | None:
