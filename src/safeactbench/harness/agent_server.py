@@ -48,7 +48,7 @@ from .http11 import MAX_BODY, Reply, as_json, error, serve_connection
 from .openai_api import EPISODE_HEADER
 from .preflight import PROBE_MARK, PROBE_TOOL
 from .scripted_calls import Call
-from .serve_agent import chat, gemini, messages, responses
+from .serve_agent import COUNT_TOKENS, chat, gemini, messages, responses
 from .serve_agent.chat import made_calls
 from .serve_agent.episodes import (
     EpisodeKey,
@@ -111,7 +111,6 @@ APIS: dict[str, WireAPI] = {
     ":generateContent": gemini.generate,
     ":streamGenerateContent": gemini.stream_generate,
 }
-COUNT_TOKENS = {"/messages/count_tokens": messages.count_tokens, ":countTokens": gemini.count_tokens}
 
 
 class AgentServer:

@@ -27,6 +27,7 @@ from typing import Any
 
 from . import streams
 from .http11 import Reply, error, serve_connection
+from .serve_agent import COUNT_TOKENS
 
 HOST = "127.0.0.1"
 
@@ -83,7 +84,7 @@ class ModelRoute:
         if not isinstance(request, dict):
             return error(400, "the body must be a JSON object")
         try:
-            return await self._answer(route, request, len(body))
+            return await self._answer(route, request, body)
         except Exception as exc:  # the model could not answer: the CLI is told, the episode will end with it
             if self.failure is None:
                 self.failure = exc
@@ -91,7 +92,7 @@ class ModelRoute:
                     self._on_failure(exc)
             return error(500, f"{type(exc).__name__}: {exc}", "server_error")
 
-    async def _answer(self, route: str, request: dict[str, Any], size: int) -> Reply:
+    async def _answer(self, route: str, request: dict[str, Any], body: bytes) -> Reply:
         from inspect_ai.agent._bridge.anthropic_api import inspect_anthropic_api_request
         from inspect_ai.agent._bridge.completions import inspect_completions_api_request
         from inspect_ai.agent._bridge.google_api import inspect_google_api_request
@@ -108,8 +109,9 @@ class ModelRoute:
             response = await inspect_responses_api_request(request, None, None, None, bridge)
             answer = response.model_dump(mode="json")
             return _reply(answer, streams.responses(answer) if stream else None)
-        if route.endswith("/messages/count_tokens") or route.endswith(":countTokens"):
-            return _reply({"input_tokens": size // 4, "totalTokens": size // 4}, None)
+        counter = next((count for suffix, count in COUNT_TOKENS.items() if route.endswith(suffix)), None)
+        if counter is not None:
+            return _reply(counter(body), None)
         if route.endswith("/messages"):
             message = (await inspect_anthropic_api_request(request, None, None, None, bridge)).model_dump(mode="json")
             return _reply(message, streams.messages(message) if stream else None)
