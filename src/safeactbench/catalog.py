@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -85,12 +85,19 @@ def release_suite() -> None:
     indexed_case.cache_clear()
 
 
+_FORGET_ON_SWITCH: list[Callable[[], None]] = []
+
+
+def forget_on_switch(forget: Callable[[], None]) -> None:
+    """Have `use_suite` call `forget` (a cache's clear) whenever the suite changes: a layer above
+    caches per suite without the catalog knowing it."""
+    _FORGET_ON_SWITCH.append(forget)
+
+
 def use_suite(directory: Path | None) -> None:
     """Play the suite in `directory` (None: the packaged one) from now on, in this process and the
     processes it starts ($SAFEACTBENCH_SUITE); everything read from the previous suite is forgotten.
     A directory that holds no suite is a CaseFileError naming what is missing."""
-    from .runs.runconfig import active_suite
-
     chosen = None if directory is None else str(check_suite_dir(directory))
     if os.environ.get(SUITE_ENV) == chosen or (chosen is None and SUITE_ENV not in os.environ):
         return
@@ -100,7 +107,8 @@ def use_suite(directory: Path | None) -> None:
         os.environ[SUITE_ENV] = chosen
     release_suite()
     _index.cache_clear()
-    active_suite.cache_clear()
+    for forget in _FORGET_ON_SWITCH:
+        forget()
 
 
 @lru_cache(maxsize=1)

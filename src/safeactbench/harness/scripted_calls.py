@@ -8,30 +8,27 @@ call of this sequence.
 
 from __future__ import annotations
 
-import os
 import random
 from functools import lru_cache
 from typing import Any
 
 from ..agents import get_agent
-from ..catalog import get_case
+from ..catalog import forget_on_switch, get_case
 from ..core.episode import Episode, episode_seed
 from ..core.public import public_view
-from ..suite.data import SUITE_ENV
 
 Call = tuple[str, Any]  # (tool, arguments as recorded: a JSON object, or text)
 DONE_TEXT = "I have nothing more to do."  # the answer once the sequence is exhausted
 
 
-def scripted_calls(agent_name: str, case_id: str, condition: str, repetition: int) -> tuple[Call, ...]:
-    """The whole call sequence; cached per suite (`use_suite` switches it), so callers must not
-    mutate the arguments they get."""
-    return _calls(os.environ.get(SUITE_ENV), agent_name, case_id, condition, repetition)
-
-
 @lru_cache(maxsize=4096)
-def _calls(suite: str | None, agent_name: str, case_id: str, condition: str, repetition: int) -> tuple[Call, ...]:
+def scripted_calls(agent_name: str, case_id: str, condition: str, repetition: int) -> tuple[Call, ...]:
+    """The whole call sequence; cached (forgotten when the suite changes), so callers must not
+    mutate the arguments they get."""
     case = get_case(case_id, condition)
     shadow = Episode(case)
     get_agent(agent_name).play(shadow, public_view(case), random.Random(episode_seed(case_id, condition, repetition)))
     return tuple((s.tool, s.arguments) for s in shadow.steps)
+
+
+forget_on_switch(scripted_calls.cache_clear)

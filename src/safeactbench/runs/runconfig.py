@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.prompts import PROMPT_VERSION
+from ..catalog import forget_on_switch
 from ..suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
 
 Harness = Literal[
@@ -71,6 +72,9 @@ def active_suite() -> SuiteId:
     checksum = hashlib.sha256(_canonical(hashes).encode()).hexdigest()
     name = str(manifest.get("suite_name") or SUITE_NAME)
     return SuiteId(name=name, version=str(manifest.get("suite_version") or SUITE_VERSION), checksum=checksum)
+
+
+forget_on_switch(active_suite.cache_clear)
 
 
 class RunConfig(BaseModel):
