@@ -9,14 +9,14 @@ must not read the answers. Everything it runs is in a bubblewrap mount namespace
   /tmp, /var/tmp and $HOME=/home/agent.
 
 Not shown: the project, the virtualenv and the installed package (suite data, hidden material),
-run directories, other samples, the user's home (API keys, CLI credentials), and the host's
+run directories, other episodes, the user's home (API keys, CLI credentials), and the host's
 environment variables (the environment is cleared; only PATH, HOME, LANG and what the caller passes
 are set). With `network: false` (the default) the episode has its own network namespace with only a
 loopback interface (where `episode_net` opens its tool server and model endpoint), and its own pid
 namespace, both kept by a keeper process for the episode's life: nothing reaches the host or the
 internet, and every process of the episode dies with the keeper, which dies with this process.
 
-Needs Debian's `bubblewrap` (and `nsenter` from util-linux to join the sample's namespaces); runs as
+Needs Debian's `bubblewrap` (and `nsenter` from util-linux to join the episode's namespaces); runs as
 root or where unprivileged user namespaces are allowed.
 """
 
@@ -29,8 +29,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import uuid
 from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 WORKDIR, HOME = "/work", "/home/agent"
 WRITABLE = {WORKDIR: "work", "/tmp": "tmp", "/var/tmp": "var_tmp", HOME: "home"}  # sandbox path -> host dir
-MARKER = "SANDBOX_ID"  # set in every process of a sample, to find them all at cleanup (neutral: the agent sees it)
+MARKER = "SANDBOX_ID"  # set in every process of an episode, to find them all at cleanup (neutral: the agent sees it)
 BASE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": HOME, "LANG": "C.UTF-8"}
 
 
@@ -72,22 +70,22 @@ def missing_tools() -> list[str]:
 
 
 class BwrapSandbox:
-    """One episode's sandbox: a host directory with its writable parts and a keeper process holding
-    its pid namespace and, without network, its network namespace."""
+    """One episode's sandbox: a host directory with its writable parts (the caller's: it outlives the
+    sandbox, the episode's logs are read from it) and a keeper process holding its pid namespace
+    and, without network, its network namespace; `sandbox_id` marks its processes."""
 
-    def __init__(self, config: BwrapConfig, root: Path | None = None, sandbox_id: str | None = None) -> None:
+    def __init__(self, config: BwrapConfig, root: Path, sandbox_id: str) -> None:
         self.config = config
-        self.id = sandbox_id or uuid.uuid4().hex
-        self.keep_files = root is not None  # a caller's directory outlives the sandbox (its logs are read)
-        self.root = prepare_root(root or Path(tempfile.mkdtemp(prefix="sab-sandbox-")))
+        self.id = sandbox_id
+        self.root = prepare_root(root)
         self.keeper: subprocess.Popen[bytes] | None = None
         self.namespaces: int | None = None  # pid of the keeper's child, whose net and pid namespaces execs join
 
     def start_keeper(self) -> None:
-        """The sample's sandbox: a process holding its mount namespace (the file system below), its
+        """The episode's sandbox: a process holding its mount namespace (the file system below), its
         pid namespace and, without `network`, its loopback-only network namespace. Every exec
         enters all three (`command`), so files and background servers persist between execs, /proc
-        shows the sample's processes only, and everything dies with the keeper - which dies with
+        shows the episode's processes only, and everything dies with the keeper - which dies with
         this process, however it dies (--die-with-parent)."""
         read, write = os.pipe()
         namespaces = ["--unshare-pid", *([] if self.config.network else ["--unshare-net"]), "--info-fd", str(write)]
@@ -115,22 +113,20 @@ class BwrapSandbox:
         except (ValueError, KeyError, TypeError):
             stderr = self.keeper.stderr.read().decode(errors="replace") if self.keeper.stderr else ""
             self.destroy()
-            raise RuntimeError(f"bwrap could not create the sample's sandbox: {stderr.strip()}") from None
+            raise RuntimeError(f"bwrap could not create the episode's sandbox: {stderr.strip()}") from None
         _await_exec(child, b"sleep")  # its mounts are in place once the child runs `sleep`
         self.namespaces = child
 
     def destroy(self) -> None:
-        """Kill every process of the sample (found by their marker), the keeper, and the files."""
+        """Kill every process of the episode (found by their marker) and the keeper."""
         kill_sandbox(self.id)
         if self.keeper is not None and self.keeper.poll() is None:
             self.keeper.kill()
             self.keeper.wait()
-        if not self.keep_files:
-            shutil.rmtree(self.root, ignore_errors=True)
 
     # -- commands ---------------------------------------------------------------------------------
     def command(self, cmd: list[str], cwd: str, env: dict[str, str]) -> list[str]:
-        """`cmd` inside the sample's namespaces, in `cwd`, with a cleared environment."""
+        """`cmd` inside the episode's namespaces, in `cwd`, with a cleared environment."""
         if self.namespaces is None:
             raise RuntimeError("the sandbox has no keeper: start_keeper did not run")
         network = [] if self.config.network else ["--net"]
