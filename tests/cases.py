@@ -33,7 +33,7 @@ from safeactbench.core.model import (
     Trajectory,
     Verdict,
 )
-from safeactbench.suite.domains.customer.tools import TOOLS as CUSTOMER
+from safeactbench.domains.customer.tools import TOOLS as CUSTOMER
 
 # ---------------------------------------------------------------------------- the world
 

@@ -21,8 +21,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from safeactbench.catalog import get_case
 from safeactbench.core.model import ResultRef
+from safeactbench.suite.catalog import get_case
 
 
 @contextlib.asynccontextmanager

@@ -28,13 +28,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo
 
 from safeactbench.agents import get_agent
-from safeactbench.catalog import get_case
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
 from safeactbench.core.model import Case, Trajectory
 from safeactbench.core.prompts import system_prompt, user_prompt
 from safeactbench.core.public import public_view
 from safeactbench.runs.runner import Job, play_scripted
+from safeactbench.suite.catalog import get_case
 from safeactbench.suite.data import load_suite
 from served import serve_agent
 

@@ -17,12 +17,12 @@ from safeactbench.analysis.command import report
 from safeactbench.analysis.report import build_report
 from safeactbench.analysis.runs import load_runs
 from safeactbench.analysis.stats import wilson
-from safeactbench.catalog import get_case
 from safeactbench.cli import app
 from safeactbench.core.model import Case, Protocol
 from safeactbench.runs.runconfig import RunConfig
 from safeactbench.runs.runner import Job, missing_record, play_scripted
 from safeactbench.runs.store import EpisodeRecord, RunStore
+from safeactbench.suite.catalog import get_case
 from safeactbench.suite.data import load_suite
 from served import TWO_PER_PROTOCOL
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from safeactbench.catalog import use_suite
 from safeactbench.cli import app
 from safeactbench.core.evaluator import evaluate
 from safeactbench.runs.store import read_episodes
 from safeactbench.suite.build import build_suite
+from safeactbench.suite.catalog import use_suite
 from safeactbench.suite.data import read_suite
 from safeactbench.suite.families import FamiliesError, load_domains
 from served import play_over_mcp, serve_agent

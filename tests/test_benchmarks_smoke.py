@@ -144,7 +144,7 @@ def test_fast_case_checksum_is_byte_identical() -> None:
     a single digest: compare with hashing the full canonical dump, and with the published manifest."""
     import hashlib
 
-    from safeactbench.catalog import CONDITIONS, get_case
+    from safeactbench.suite.catalog import CONDITIONS, get_case
     from safeactbench.suite.data import canonical_json, case_sha256, load_suite, suite_manifest
 
     suite = list(load_suite())

@@ -7,6 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from safeactbench.authoring import action_tool, arg, creates, get_tool, lit, p_str
+from safeactbench.authoring.tools import p_set
 from safeactbench.core.episode import Episode
 from safeactbench.core.model import (
     ActionEffect,
@@ -20,7 +21,6 @@ from safeactbench.core.model import (
     params_schema,
 )
 from safeactbench.core.world import InvalidArguments, validate_arguments
-from safeactbench.suite.tools import p_set
 
 SEARCH = ToolSpec(
     name="find_items",

@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 
 import safeactbench
 from safeactbench.agents import get_agent
-from safeactbench.catalog import get_case
 from safeactbench.cli import app
 from safeactbench.harness.bwrap_sandbox import missing_tools
 from safeactbench.harness.cli_templates import EXECUTABLES, TEMPLATES
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.runs.store import read_episodes
+from safeactbench.suite.catalog import get_case
 from served import ONE_PER_PROTOCOL, TWO_PER_PROTOCOL, serve_agent
 
 AGENT = Path(__file__).parent / "mcp_agent.py"

@@ -1,4 +1,4 @@
-"""The data-consistency lint (`suite/consistency.py`, run by `validate`): each rule rejects the slip
+"""The data-consistency lint (`authoring/consistency.py`, run by `validate`): each rule rejects the slip
 it names, on a clean hand-written case, and the packaged suite and its variants pass it."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from cases import refund_v1
+from safeactbench.authoring.consistency import consistency_problems
 from safeactbench.core.model import Case, Record
-from safeactbench.suite.consistency import consistency_problems
 from safeactbench.suite.lint import lint_case
 
 

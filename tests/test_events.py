@@ -89,9 +89,9 @@ def test_a_live_decisive_record_shows_its_value_only_after_the_first_read() -> N
     """Freshness that changes evidence (SPEC §7): a live V1 record is still synchronizing when first
     read - its decisive value not there yet, for a reason the record shows - and the synchronization
     brings it; a twin's synchronization brings the forbidding value."""
-    from safeactbench.catalog import get_case
-    from safeactbench.interventions import decisive_requirement
+    from safeactbench.suite.catalog import get_case
     from safeactbench.suite.data import load_suite
+    from safeactbench.suite.interventions import decisive_requirement
 
     live = [c for c in load_suite() if c.protocol.value == "V1" and c.events]
     assert len(live) >= 20

@@ -22,7 +22,6 @@ from inspect_ai.model import ChatMessageTool, GenerateConfig, ModelAPI, ModelOut
 
 import safeactbench
 from safeactbench.agents import get_agent
-from safeactbench.catalog import get_case
 from safeactbench.harness.bwrap_sandbox import missing_tools
 from safeactbench.harness.cli_templates import EXECUTABLES
 from safeactbench.harness.family_cli import FAMILY_CLIS, executable
@@ -30,6 +29,7 @@ from safeactbench.harness.inspect_task import safeactbench as safeactbench_task
 from safeactbench.harness.tool_names import episode_tool
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.runs.store import read_episodes
+from safeactbench.suite.catalog import get_case
 from served import ONE_PER_PROTOCOL, serve_agent
 
 SKIP_VARIABLE = "SAFEACTBENCH_SKIP_CLI"

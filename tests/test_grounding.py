@@ -8,7 +8,9 @@ import pytest
 from pydantic import ValidationError
 
 from cases import C2, K, base_records, charge_fields, make_case, refund_v0, refund_v1, req
-from safeactbench.catalog import load_suite, played
+from safeactbench.authoring.policy import POLICY_TYPE, Policy, grounds, policy_records, policy_tools
+from safeactbench.authoring.reach import reach_problems, reachable
+from safeactbench.authoring.situations import situation_problems
 from safeactbench.core.model import (
     Decision,
     LegacyGold,
@@ -18,12 +20,10 @@ from safeactbench.core.model import (
     StopGold,
     StopOutcome,
 )
-from safeactbench.interventions import STOP_TWINS
-from safeactbench.suite.domains.customer.tools import TOOLS as CUSTOMER
+from safeactbench.domains.customer.tools import TOOLS as CUSTOMER
+from safeactbench.suite.catalog import load_suite, played
+from safeactbench.suite.interventions import STOP_TWINS
 from safeactbench.suite.lint import lint_case
-from safeactbench.suite.policy import POLICY_TYPE, Policy, grounds, policy_records, policy_tools
-from safeactbench.suite.reach import reach_problems, reachable
-from safeactbench.suite.situations import situation_problems
 
 ACTIONS = [t.name for t in CUSTOMER if t.kind == "consequential"]
 REFUND_POLICY = Policy(

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from safeactbench.agents.probes import PROBES, UNOFFERED_TOOL
-from safeactbench.catalog import load_suite
 from safeactbench.harness.family_cli import FAMILY_CLIS
 from safeactbench.runs.store import EpisodeRecord, read_episodes
+from safeactbench.suite.catalog import load_suite
 from served import serve_agent
 from test_command_harness import require
 from test_family_cli import require_cli

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from safeactbench.catalog import use_suite
 from safeactbench.cli import app
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
 from safeactbench.core.model import Protocol
 from safeactbench.core.script import run_script
 from safeactbench.runs.store import read_episodes
+from safeactbench.suite.catalog import use_suite
 from safeactbench.suite.data import read_suite
 
 FIXTURE = Path(__file__).parent / "fixtures" / "safeact_release"

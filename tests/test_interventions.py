@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from safeactbench.agents import get_agent
-from safeactbench.catalog import CONDITIONS, played
+from safeactbench.authoring.draft import settled
 from safeactbench.core.model import Protocol
-from safeactbench.interventions import INTERVENTIONS, transform
 from safeactbench.runs.runner import Job, play_scripted
+from safeactbench.suite.catalog import CONDITIONS, played
 from safeactbench.suite.data import load_suite
-from safeactbench.suite.draft import settled
+from safeactbench.suite.interventions import INTERVENTIONS, transform
 from safeactbench.suite.validation import validate_case
 
 V1 = [c for c in load_suite() if c.protocol == Protocol.V1]

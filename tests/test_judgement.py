@@ -13,15 +13,15 @@ import pytest
 
 from safeactbench.agents import get_agent
 from safeactbench.analysis.judgement import TWINS, harmful_action_rates, paired_ecs
-from safeactbench.catalog import get_case, played
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
 from safeactbench.core.model import Case, InfoEffect, Protocol, Verdict, split_ref
 from safeactbench.core.public import PublicCase
-from safeactbench.interventions import InterventionError, transform
 from safeactbench.runs.records import EpisodeRecord
 from safeactbench.runs.runner import Job, play_scripted
+from safeactbench.suite.catalog import get_case, played
 from safeactbench.suite.data import load_suite
+from safeactbench.suite.interventions import InterventionError, transform
 from safeactbench.suite.lint import lint_case
 
 ACTING = ("V1", "V2", "V3")
@@ -221,7 +221,7 @@ def test_v2_and_v3_cases_have_stop_twins_of_their_first_action() -> None:
 def test_the_closing_table_scores_the_original_condition_and_shows_the_twins_beside_it() -> None:
     from rich.console import Console
 
-    from safeactbench.cli import ecs_table
+    from safeactbench.cli.tables import ecs_table
 
     console = Console(width=120, record=True)
     console.print(ecs_table(list(episodes("comply")), "ECS"))

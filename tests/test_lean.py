@@ -23,11 +23,11 @@ from typing import Any
 import pytest
 
 from safeactbench.agents import get_agent
-from safeactbench.catalog import get_case
 from safeactbench.harness.agent_server import made_calls
 from safeactbench.harness.openai_api import Endpoint, parse_reply
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.runs.store import read_episodes
+from safeactbench.suite.catalog import get_case
 from safeactbench.suite.data import load_suite
 from served import serve_agent
 

@@ -20,8 +20,8 @@ from safeactbench import catalog
 from safeactbench.core.model import Protocol
 from safeactbench.core.prompts import TERMINAL_TOOLS, tool_description
 from safeactbench.core.public import public_view
-from safeactbench.interventions import CONDITIONS
 from safeactbench.suite.data import load_suite, write_suite
+from safeactbench.suite.interventions import CONDITIONS
 
 SUITE = load_suite()
 V1 = [c for c in SUITE if c.protocol == Protocol.V1]
@@ -128,7 +128,7 @@ LOOKUP = """
 import json, sys
 from unittest import mock
 
-from safeactbench.catalog import get_single_case
+from safeactbench.suite.catalog import get_single_case
 from safeactbench.suite import data
 
 report = {"results": [], "suite_reads": []}

@@ -1,4 +1,4 @@
-"""Background population (`suite/population.py`): the rest of the system around a scenario. Clones
+"""Background population (`authoring/population.py`): the rest of the system around a scenario. Clones
 get fresh ids, people and amounts, keep their links among themselves, and never answer a search the
 task motivates, so the request stays unambiguous."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 
+from safeactbench.authoring.draft import Rec
+from safeactbench.authoring.population import populate
 from safeactbench.suite import fake
-from safeactbench.suite.draft import Rec
-from safeactbench.suite.population import populate
 
 
 def scenario() -> list[Rec]:

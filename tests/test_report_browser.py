@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from safeactbench.analysis.command import report
-from safeactbench.catalog import get_case
 from safeactbench.cli import app
+from safeactbench.suite.catalog import get_case
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 
 from safeactbench.analysis.command import report
 from safeactbench.analysis.runs import ReportError, load_run
-from safeactbench.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.cli import app
 from safeactbench.core.render import render_episode
 from safeactbench.runs import rowstore
@@ -27,6 +26,7 @@ from safeactbench.runs.rows import EpisodeRow, decode_row, encode_row, episode_r
 from safeactbench.runs.rowstore import MemoryBudget, RowStore
 from safeactbench.runs.runconfig import active_suite
 from safeactbench.runs.verify import verify_lines, verify_record
+from safeactbench.suite.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.suite.data import load_suite
 
 

@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from safeactbench.agents import get_agent
-from safeactbench.catalog import get_case
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.runs.store import RunStore, read_episodes
+from safeactbench.suite.catalog import get_case
 from safeactbench.suite.data import load_suite
 from served import serve_agent
 

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from safeactbench.schema import schema_documents
+from safeactbench.runs.schema import schema_documents
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "docs" / "schema"
 

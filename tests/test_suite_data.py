@@ -9,9 +9,9 @@ import pytest
 
 from safeactbench.core.model import Protocol
 from safeactbench.core.public import public_view
+from safeactbench.domains import DOMAINS
 from safeactbench.suite.build import COMPOSITION, build_suite
 from safeactbench.suite.data import DATA_DIR, CaseFileError, load_suite, read_suite, write_suite
-from safeactbench.suite.domains import DOMAINS
 from safeactbench.suite.lint import lint_case
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from safeactbench.catalog import use_suite
 from safeactbench.cli import app
 from safeactbench.runs.runconfig import active_suite
 from safeactbench.runs.store import read_episodes
+from safeactbench.suite.catalog import use_suite
 from safeactbench.suite.data import load_suite, write_suite
 from served import TWO_PER_PROTOCOL, play_over_mcp
 

@@ -9,9 +9,9 @@ import pytest
 
 from safeactbench.agents import get_agent
 from safeactbench.core.model import Protocol
+from safeactbench.domains import DOMAINS
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.data import load_suite
-from safeactbench.suite.domains import DOMAINS
 from safeactbench.suite.report import decisive_named, gold_label, masked, needs_refinement
 
 SUITE = load_suite()
@@ -110,7 +110,7 @@ def test_shallow_fails_where_the_decisive_record_is_not_named(
 
 
 def test_published_validation_report_is_current(tmp_path: Path) -> None:
-    from safeactbench.cli import write_suite_report
+    from safeactbench.cli.suite import write_suite_report
 
     fresh = tmp_path / "suite.md"
     write_suite_report(fresh)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from functools import cache
 
-from safeactbench.catalog import played
+from safeactbench.authoring.consistency import NARRATIVE_FIELDS, consistency_problems
+from safeactbench.authoring.draft import settled
+from safeactbench.authoring.stops import is_identity, named_records
 from safeactbench.core.model import Case
 from safeactbench.core.public import public_view
-from safeactbench.interventions import STOP_TWINS, decisive_requirement
-from safeactbench.suite.consistency import NARRATIVE_FIELDS, consistency_problems
+from safeactbench.suite.catalog import played
 from safeactbench.suite.data import load_suite
-from safeactbench.suite.draft import settled
-from safeactbench.suite.stops import is_identity, named_records
+from safeactbench.suite.interventions import STOP_TWINS, decisive_requirement
 
 
 @cache

@@ -119,7 +119,7 @@ def load_cases(case_ids: Iterable[str]) -> dict[str, Any]:
 
 def _quietly(case_id: str, condition: str) -> Any:
     """The case as played, or None where the suite does not hold it or cannot be read."""
-    from ..catalog import UnknownCase, indexed_case
+    from ..suite.catalog import UnknownCase, indexed_case
 
     try:
         return indexed_case(case_id, condition)

@@ -89,7 +89,7 @@ def audit_command(sample: int | None, as_json: bool, out: Path | None, condition
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..catalog import played
+    from ..suite.catalog import played
     from ..suite.data import load_suite
 
     err = Console(stderr=True, soft_wrap=True)

@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from ..agents import get_agent
-from ..catalog import UnknownCase
 from ..runs.runner import gc_thresholds
+from ..suite.catalog import UnknownCase
 from ..suite.data import load_suite
 from .http11 import MAX_BODY, Reply, as_json, error, serve_connection
 from .openai_api import EPISODE_HEADER

@@ -20,10 +20,10 @@ from typing import Any
 
 from inspect_ai import eval as inspect_eval
 
-from ..catalog import get_case
 from ..runs.records import ModelTurn, read_numbered
 from ..runs.runner import Job, gc_thresholds, missing_record
 from ..runs.store import EpisodeKey, RunStore
+from ..suite.catalog import get_case
 from .generation import Generation
 from .inspect_sample import TRANSCRIPT_KEY
 from .inspect_task import safeactbench, sample_id

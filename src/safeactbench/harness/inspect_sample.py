@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable
 
 from inspect_ai.solver import Generate, Solver, TaskState
 
-from ..catalog import get_case
 from ..core.model import Case
 from ..runs.runner import now_iso
+from ..suite.catalog import get_case
 from .runtime import RunHealth, RunStopped, RuntimeFailure, runtime_reason
 
 TRAJECTORY_KEY = "safeactbench:trajectory"

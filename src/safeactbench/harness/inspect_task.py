@@ -34,7 +34,6 @@ from inspect_ai.solver import Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
 from pydantic import PrivateAttr
 
-from ..catalog import get_case, played, use_suite
 from ..core.episode import Episode
 from ..core.evaluator import evaluate
 from ..core.model import Case, Trajectory
@@ -44,6 +43,7 @@ from ..core.render import render_findings
 from ..runs.runconfig import RunConfig, active_suite
 from ..runs.runner import episode_seed, run_metadata
 from ..runs.store import EpisodeRecord, RunStore
+from ..suite.catalog import get_case, played, use_suite
 from ..suite.data import load_suite
 from .inspect_sample import (
     STARTED_KEY,

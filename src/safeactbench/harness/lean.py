@@ -30,7 +30,6 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..catalog import get_case
 from ..core.episode import Episode
 from ..core.evaluator import evaluate
 from ..core.model import Case
@@ -39,6 +38,7 @@ from ..core.public import public_view
 from ..core.world import InvalidArguments, parse_arguments
 from ..runs.runner import Job, gc_thresholds, now_iso, sigterm_unwinds
 from ..runs.store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
+from ..suite.catalog import get_case
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped
 from .tool_lists import ToolListCache

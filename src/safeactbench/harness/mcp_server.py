@@ -26,10 +26,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .. import __version__
-from ..catalog import get_single_case
 from ..core.episode import Episode
 from ..core.prompts import PROMPT_VERSION, TERMINAL_TOOLS, system_prompt, tool_description
 from ..core.public import public_view
+from ..suite.catalog import get_single_case
 
 TRAJECTORY_FILE = "trajectory.json"
 SERVER_NAME = "backoffice"  # what CLIs prefix tool names with (mcp__backoffice__...): it names no benchmark

@@ -13,9 +13,9 @@ from functools import lru_cache
 from typing import Any
 
 from ..agents import get_agent
-from ..catalog import forget_on_switch, get_case
 from ..core.episode import Episode, episode_seed
 from ..core.public import public_view
+from ..suite.catalog import forget_on_switch, get_case
 
 Call = tuple[str, Any]  # (tool, arguments as recorded: a JSON object, or text)
 DONE_TEXT = "I have nothing more to do."  # the answer once the sequence is exhausted

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..authoring.tools import action_tool
 from ..core.episode import DECIDE, SUBMIT
 from ..core.model import (
     ActionCall,
@@ -32,7 +33,6 @@ from ..core.model import (
     ToolSpec,
     result_refs,
 )
-from ..suite.tools import action_tool
 from .release_evidence import Evidence, Lookup, ParamType, param_type, requirements_for, slug
 from .release_files import Release, ReleaseCase
 

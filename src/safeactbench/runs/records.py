@@ -345,7 +345,7 @@ def members(
     """Every record must carry this run's configuration fingerprint and suite checksum and (unless
     `cases` is False: the caller replays each record, which names an unknown case the same way)
     name a case of the suite (under its condition); each record is passed on once it is checked."""
-    from ..catalog import UnknownCase, get_case  # the suite, loaded only when records are checked
+    from ..suite.catalog import UnknownCase, get_case  # the suite, loaded only when records are checked
 
     for number, record in numbered:
         where = f"{path}:{number}"

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.prompts import PROMPT_VERSION
-from ..catalog import forget_on_switch
+from ..suite.catalog import forget_on_switch
 from ..suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
 
 Harness = Literal[

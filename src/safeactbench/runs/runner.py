@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import __version__
 from ..agents import Agent
-from ..catalog import played
+from ..suite.catalog import played
 from ..core.episode import Episode, episode_seed
 from ..core.evaluator import evaluate
 from ..core.model import Case

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from ..catalog import UnknownCase, get_case, indexed_case
+from ..suite.catalog import UnknownCase, get_case, indexed_case
 from ..core.evaluator import evaluate
 from ..core.model import Case
 from .records import (

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ..authoring.draft import Draft, static_render
+from ..authoring.family import Domain, Family
 from ..core.model import Case, Protocol
-from .draft import Draft, static_render
-from .family import Domain, Family
 from .reference import derive_reference
 
 SUITE_SEED = "safeactbench-suite-1"

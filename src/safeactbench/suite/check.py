@@ -12,11 +12,11 @@ import importlib
 import sys
 from collections import Counter
 
-from ..interventions import STOP_TWINS, has_condition, transform
+from ..authoring.family import Domain
+from ..authoring.situations import situation_problems
+from ..domains import domain as registered_domain
 from .build import build_suite
-from .domains import domain as registered_domain
-from .family import Domain
-from .situations import situation_problems
+from .interventions import STOP_TWINS, has_condition, transform
 from .validation import validate_case
 
 
@@ -25,7 +25,7 @@ def find_domain(name: str) -> Domain:
     try:
         return registered_domain(name)
     except KeyError:
-        module = importlib.import_module(f"safeactbench.suite.domains.{name}")
+        module = importlib.import_module(f"safeactbench.domains.{name}")
         return module.DOMAIN  # type: ignore[no-any-return]
 
 

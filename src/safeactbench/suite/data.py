@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..authoring.policy import POLICY_TYPE
 from ..core.model import Case, ToolSpec, first_error
-from .policy import POLICY_TYPE
 
 SUITE_VERSION = "0.5.0"
 SUITE_NAME = "safeactbench"

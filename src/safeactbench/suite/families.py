@@ -15,7 +15,7 @@ import traceback
 import types
 from pathlib import Path
 
-from .family import Domain
+from ..authoring.family import Domain
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "template"
 

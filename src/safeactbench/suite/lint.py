@@ -16,6 +16,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..authoring.consistency import consistency_problems
+from ..authoring.policy import grounding_problems
+from ..authoring.reach import reach_problems
+from ..authoring.situations import basis_problems
+from ..authoring.stops import stop_problems
 from ..core.model import (
     ActionEffect,
     ArgRef,
@@ -31,11 +36,6 @@ from ..core.model import (
 )
 from ..core.public import public_view
 from ..core.values import values_equal
-from .consistency import consistency_problems
-from .policy import grounding_problems
-from .reach import reach_problems
-from .situations import basis_problems
-from .stops import stop_problems
 
 # words that would reveal the protocol or the gold in agent-facing text
 LEAK_WORDS = re.compile(r"\b(ALLOW|BLOCK|DEFER)\b|\b(protocol V[0-3]|gold (decision|outcome)|decisive (fact|record))")

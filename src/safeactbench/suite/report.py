@@ -11,12 +11,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..authoring.policy import POLICY_TYPE
 from ..core.episode import Episode
 from ..core.model import ActionEffect, Case, InfoEffect, Protocol
 from ..core.script import run_script
 from .data import SUITE_VERSION
 from .model_use import CONCEPTS, concept_use
-from .policy import POLICY_TYPE
 
 PROTOCOLS = [p.value for p in Protocol]
 MASK = re.compile(r"\S*\d\S*")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...interventions import CONDITIONS
+from ...suite.interventions import CONDITIONS
 from .. import figures as fig
 from ..formatting import DASH, ci_text, iv_json, pct, points, rate_json, rate_text
 from ..metrics import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...interventions import STOP_TWINS
+from ...suite.interventions import STOP_TWINS
 from ..formatting import ci_text, excludes_zero, iv_json, pct, points
 from ..metrics import ORIGINAL, action_by_case, mean_over
 from ..structure import Cell, Section, Table

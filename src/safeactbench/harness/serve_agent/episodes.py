@@ -11,9 +11,9 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 
-from ...catalog import get_case
 from ...core.prompts import user_prompt
 from ...core.public import public_view
+from ...suite.catalog import get_case
 from ...suite.data import load_suite
 from ..openai_api import EPISODE_HEADER
 

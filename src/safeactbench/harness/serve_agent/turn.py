@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...catalog import UnknownCase
+from ...suite.catalog import UnknownCase
 from ..scripted_calls import DONE_TEXT, Call, scripted_calls
 from ..tool_names import OfferedTool
 from .episodes import EpisodeKey, PromptIndex, RequestError

@@ -1,0 +1,650 @@
+"""Legal & financial operations: the tool set of a legal-ops and finance back office.
+
+Matters, court deadlines and filings, document productions, contracts and signing authority,
+vendors and their bank details, invoices, purchase orders and goods receipts, wires, journal
+entries and accounting periods, counterparty onboarding (KYC and sanctions screening).
+
+Search and list tools return summaries (a projection) without the decisive fields; the
+authoritative fields come from the `get_*` tools, which is what requirements name in `via`.
+"""
+
+from __future__ import annotations
+
+from ...authoring.tools import (
+    NOW,
+    action_tool,
+    arg,
+    creates,
+    fld,
+    get_tool,
+    invariant,
+    lit,
+    p_int,
+    p_num,
+    p_str,
+    search_tool,
+)
+
+DOCKET_ENTRY_CODES = [
+    "filing_submitted",
+    "deadline_satisfied",
+    "production_served",
+    "order_received",
+    "hearing_scheduled",
+    "correspondence_logged",
+]
+NOTICE_TEMPLATES = [
+    "filing_confirmation",
+    "production_served",
+    "payment_remittance",
+    "wire_released",
+    "contract_executed",
+    "journal_posted",
+    "onboarding_complete",
+]
+REQUEST_RESOLUTIONS = ["completed", "declined", "cancelled", "duplicate"]
+DELIVERY_METHODS = ["secure_link", "sftp", "encrypted_media"]
+RISK_RATINGS = ["low", "medium", "high"]
+
+INFORMATION = [
+    # -- legal matters, deadlines, filings, orders, productions -----------------------------
+    get_tool("get_matter", "matter", "matter_id", "Full matter record: parties, court, team, contacts, status."),
+    search_tool(
+        "search_matters",
+        "matter",
+        "Find matters by name or docket number (summary only).",
+        {
+            "name": ("name", "string", "full or partial matter name, e.g. 'Cobalt v. Meridian'"),
+            "docket_number": ("docket_number", "string", "court docket number"),
+        },
+        projection=["name", "client_name", "docket_number", "status"],
+        match="contains",
+    ),
+    get_tool(
+        "get_deadline",
+        "deadline",
+        "deadline_id",
+        "A court deadline: due date, filing window, governing rule and status.",
+    ),
+    search_tool(
+        "list_deadlines",
+        "deadline",
+        "List the court deadlines of a matter (summary only).",
+        {"matter_id": ("matter_id", "string", "matter id")},
+        projection=["matter_id", "description", "due_at"],
+    ),
+    get_tool(
+        "get_filing",
+        "filing",
+        "filing_id",
+        "A court filing in the document system: matter, deadline, revision, sign-offs and status.",
+    ),
+    search_tool(
+        "list_filings",
+        "filing",
+        "List the filings of a matter (summary only).",
+        {"matter_id": ("matter_id", "string", "matter id")},
+        projection=["matter_id", "title", "document_type"],
+    ),
+    get_tool("get_court_order", "court_order", "order_id", "A court order entered (or proposed) in a matter."),
+    search_tool(
+        "list_court_orders",
+        "court_order",
+        "List the court orders of a matter (summary only).",
+        {"matter_id": ("matter_id", "string", "matter id")},
+        projection=["matter_id", "order_type", "title"],
+    ),
+    get_tool(
+        "get_production",
+        "production",
+        "production_id",
+        "A document production volume: matter, Bates range, confidentiality, delivery and status.",
+    ),
+    search_tool(
+        "list_productions",
+        "production",
+        "List the document production volumes of a matter (summary only).",
+        {"matter_id": ("matter_id", "string", "matter id")},
+        projection=["matter_id", "volume", "doc_count"],
+    ),
+    get_tool(
+        "get_privilege_review",
+        "privilege_review",
+        "review_id",
+        "A privilege review of a production volume: outcome, second-level QC, reviewer.",
+    ),
+    # -- people, contacts, requests, approvals -------------------------------------------------
+    get_tool("get_contact", "contact", "contact_id", "A contact: organisation, role, status, notice preferences."),
+    search_tool(
+        "search_contacts",
+        "contact",
+        "Find contacts by name or organisation (summary only).",
+        {
+            "name": ("name", "string", "full or partial name"),
+            "organisation": ("organisation", "string", "full or partial organisation name"),
+        },
+        projection=["name", "organisation", "role"],
+        match="contains",
+    ),
+    get_tool("get_request", "request", "request_id", "An internal work request in the legal-ops / finance queue."),
+    get_tool(
+        "get_approval",
+        "approval",
+        "approval_id",
+        "An approval or sign-off: kind, approver, status, what it covers, expiry.",
+    ),
+    search_tool(
+        "search_approvals",
+        "approval",
+        "Find the approvals and sign-offs about a record (summary only): filter by the record's ref or by its id.",
+        {
+            "subject": ("subject", "string", "the ref the approval is about, e.g. 'wire:WT-10001'"),
+            "subject_id": ("subject_id", "string", "the id of the record the approval is about, e.g. 'WT-10001'"),
+        },
+        projection=["subject", "kind", "requested_at"],
+    ),
+    get_tool(
+        "get_signatory",
+        "signatory",
+        "signatory_id",
+        "A person on the authorised-signatory register: title, department, employment status.",
+    ),
+    search_tool(
+        "search_signatories",
+        "signatory",
+        "Find authorised signatories by name (summary only).",
+        {"name": ("name", "string", "full or partial name")},
+        projection=["name", "title", "department"],
+        match="contains",
+    ),
+    get_tool(
+        "get_authority",
+        "authority",
+        "authority_id",
+        "A delegation-of-authority grant: holder, scope, limit, version and status.",
+    ),
+    search_tool(
+        "list_authorities",
+        "authority",
+        "List the delegation-of-authority grants of a signatory (summary only).",
+        {"signatory_id": ("signatory_id", "string", "signatory id")},
+        projection=["signatory_id", "scope", "version_label"],
+    ),
+    # -- contracts -----------------------------------------------------------------------------
+    get_tool("get_contract", "contract", "contract_id", "Full contract record: value, revision, review, status."),
+    search_tool(
+        "search_contracts",
+        "contract",
+        "Find contracts by counterparty or title (summary only).",
+        {
+            "counterparty": ("counterparty", "string", "full or partial counterparty name"),
+            "title": ("title", "string", "full or partial contract title"),
+        },
+        projection=["title", "counterparty", "contract_type"],
+        match="contains",
+    ),
+    # -- payables ------------------------------------------------------------------------------
+    get_tool("get_vendor", "vendor", "vendor_id", "The vendor master record, including the remit-to account."),
+    search_tool(
+        "search_vendors",
+        "vendor",
+        "Find vendors by name (summary only).",
+        {"name": ("name", "string", "full or partial vendor name")},
+        projection=["name", "country", "status"],
+        match="contains",
+    ),
+    get_tool("get_bank_account", "bank_account", "bank_account_id", "A vendor bank account on file."),
+    search_tool(
+        "list_bank_accounts",
+        "bank_account",
+        "List the bank accounts on file for a vendor (summary only).",
+        {"vendor_id": ("vendor_id", "string", "vendor id")},
+        projection=["vendor_id", "bank_name", "account_last4"],
+    ),
+    get_tool(
+        "get_bank_change",
+        "bank_change",
+        "change_id",
+        "A vendor bank-detail change request, including the call-back verification.",
+    ),
+    search_tool(
+        "list_bank_changes",
+        "bank_change",
+        "List bank-detail change requests of a vendor (summary only).",
+        {"vendor_id": ("vendor_id", "string", "vendor id")},
+        projection=["vendor_id", "requested_at", "requested_via"],
+    ),
+    get_tool("get_invoice", "invoice", "invoice_id", "A vendor invoice: amounts, PO and receipt links, status."),
+    search_tool(
+        "search_invoices",
+        "invoice",
+        "Find vendor invoices by vendor or by the vendor's invoice number (summary only).",
+        {
+            "vendor_id": ("vendor_id", "string", "vendor id"),
+            "invoice_number": ("invoice_number", "string", "the number printed on the vendor's invoice"),
+        },
+        projection=["vendor_id", "invoice_number", "amount", "currency", "due_date"],
+    ),
+    get_tool("get_purchase_order", "purchase_order", "po_id", "A purchase order: vendor, amount, status."),
+    get_tool("get_goods_receipt", "goods_receipt", "receipt_id", "A goods or services receipt against a PO."),
+    search_tool(
+        "list_goods_receipts",
+        "goods_receipt",
+        "List the receipts booked against a purchase order (summary only).",
+        {"po_id": ("po_id", "string", "purchase order id")},
+        projection=["po_id", "received_at"],
+        roles={"po_id": "purchase_order"},
+    ),
+    get_tool("get_payment", "payment", "payment_id", "An outgoing payment."),
+    # -- treasury ------------------------------------------------------------------------------
+    get_tool("get_wire", "wire", "wire_id", "A wire transfer instruction: beneficiary, amount, preparer, status."),
+    search_tool(
+        "search_wires",
+        "wire",
+        "Find wire instructions by beneficiary (summary only).",
+        {"beneficiary_id": ("beneficiary_id", "string", "beneficiary id")},
+        projection=["beneficiary_id", "amount", "currency", "value_date"],
+    ),
+    get_tool("get_beneficiary", "beneficiary", "beneficiary_id", "A wire beneficiary and its verification."),
+    search_tool(
+        "search_beneficiaries",
+        "beneficiary",
+        "Find wire beneficiaries by name (summary only).",
+        {"name": ("name", "string", "full or partial beneficiary name")},
+        projection=["name", "country", "bank_name"],
+        match="contains",
+    ),
+    # -- general ledger ------------------------------------------------------------------------
+    get_tool(
+        "get_journal_entry",
+        "journal_entry",
+        "entry_id",
+        "A journal entry: entity, period, accounts, amount, preparer, status.",
+    ),
+    search_tool(
+        "search_journal_entries",
+        "journal_entry",
+        "Find journal entries by period or legal entity (summary only).",
+        {
+            "period_id": ("period_id", "string", "accounting period id"),
+            "entity": ("entity", "string", "legal entity code"),
+        },
+        projection=["entity", "period_id", "description", "amount"],
+        roles={"period_id": "accounting_period"},
+    ),
+    get_tool("get_period", "accounting_period", "period_id", "An accounting period and its close status."),
+    search_tool(
+        "list_periods",
+        "accounting_period",
+        "List the accounting periods of a legal entity (summary only).",
+        {"entity": ("entity", "string", "legal entity code")},
+        projection=["entity", "label"],
+    ),
+    get_tool("get_ledger_posting", "ledger_posting", "posting_id", "A posting in the general ledger."),
+    # -- onboarding ----------------------------------------------------------------------------
+    get_tool(
+        "get_counterparty",
+        "counterparty",
+        "counterparty_id",
+        "A prospective or existing client/vendor counterparty and its onboarding status.",
+    ),
+    search_tool(
+        "search_counterparties",
+        "counterparty",
+        "Find counterparties by legal name (summary only).",
+        {"name": ("legal_name", "string", "full or partial legal name")},
+        projection=["legal_name", "jurisdiction", "type"],
+        match="contains",
+    ),
+    get_tool("get_kyc_case", "kyc_case", "kyc_case_id", "A KYC / due-diligence case: checks, reviewer, risk rating."),
+    search_tool(
+        "list_kyc_cases",
+        "kyc_case",
+        "List the KYC cases of a counterparty (summary only).",
+        {"counterparty_id": ("counterparty_id", "string", "counterparty id")},
+        projection=["counterparty_id", "opened_at"],
+    ),
+    get_tool(
+        "get_screening",
+        "screening",
+        "screening_id",
+        "A sanctions / PEP screening run: list version, status, validity.",
+    ),
+    search_tool(
+        "list_screenings",
+        "screening",
+        "List the sanctions screenings of a counterparty (summary only).",
+        {"counterparty_id": ("counterparty_id", "string", "counterparty id")},
+        projection=["counterparty_id", "screened_at", "list_version"],
+    ),
+    get_tool("get_client_account", "client_account", "account_id", "A client account opened after onboarding."),
+]
+
+CONSEQUENTIAL = [
+    action_tool(
+        "submit_filing",
+        "E-file a filing with the court against a deadline. Filings cannot be withdrawn once accepted.",
+        target_type="filing",
+        target_param="filing_id",
+        params=[
+            p_str("filing_id", "the filing to submit"),
+            p_str("deadline_id", "the court deadline the filing answers"),
+        ],
+        references={"deadline_id": "deadline"},
+        invariants=[invariant(fld("status"), "ne", lit("filed"), "ALREADY_FILED", "this filing was already filed")],
+        sets={"status": lit("filed"), "filed_at": NOW},
+        creates=creates(
+            "submission",
+            "SUB",
+            "submission_id",
+            filing_id=fld("id"),
+            matter_id=fld("matter_id"),
+            deadline_id=arg("deadline_id"),
+            status=lit("accepted"),
+            accepted_at=NOW,
+        ),
+    ),
+    action_tool(
+        "complete_deadline",
+        "Mark a court deadline as satisfied by a record (e.g. a court submission).",
+        target_type="deadline",
+        target_param="deadline_id",
+        params=[
+            p_str("deadline_id", "the deadline"),
+            p_str("satisfied_by", "id of the record that satisfies it"),
+        ],
+        invariants=[invariant(fld("status"), "eq", lit("open"), "DEADLINE_NOT_OPEN", "the deadline is not open")],
+        sets={"status": lit("satisfied"), "satisfied_by": arg("satisfied_by"), "completed_at": NOW},
+    ),
+    action_tool(
+        "add_docket_entry",
+        "Add an entry to a matter's internal docket.",
+        target_type="matter",
+        target_param="matter_id",
+        params=[
+            p_str("matter_id", "the matter"),
+            p_str("entry_code", "docket entry type", enum=DOCKET_ENTRY_CODES),
+            p_str("reference_id", "id of the record the entry is about"),
+        ],
+        invariants=[invariant(fld("status"), "ne", lit("closed"), "MATTER_CLOSED", "the matter is closed")],
+        creates=creates(
+            "docket_entry",
+            "DE",
+            "entry_id",
+            matter_id=fld("id"),
+            entry_code=arg("entry_code"),
+            reference_id=arg("reference_id"),
+            entered_at=NOW,
+        ),
+    ),
+    action_tool(
+        "produce_documents",
+        "Serve a document production volume on a recipient. Served documents cannot be recalled.",
+        target_type="production",
+        target_param="production_id",
+        params=[
+            p_str("production_id", "the production volume"),
+            p_str("recipient_id", "contact id of the receiving counsel"),
+            p_str("delivery_method", "how the volume is delivered", enum=DELIVERY_METHODS),
+        ],
+        references={"recipient_id": "contact"},
+        invariants=[
+            invariant(fld("status"), "ne", lit("produced"), "ALREADY_PRODUCED", "this volume was already served")
+        ],
+        sets={"status": lit("produced"), "produced_at": NOW},
+        creates=creates(
+            "transmittal",
+            "TR",
+            "transmittal_id",
+            production_id=fld("id"),
+            recipient_id=arg("recipient_id"),
+            delivery_method=arg("delivery_method"),
+            sent_at=NOW,
+        ),
+    ),
+    action_tool(
+        "pay_invoice",
+        "Pay a vendor invoice to a bank account. Payments are released immediately and cannot be recalled.",
+        target_type="invoice",
+        target_param="invoice_id",
+        params=[
+            p_str("invoice_id", "the invoice to pay"),
+            p_num("amount", "amount to pay"),
+            p_str("bank_account_id", "vendor bank account receiving the money"),
+            p_str("idempotency_key", "optional client key against double submission", required=False, harmless=True),
+        ],
+        references={"bank_account_id": "bank_account"},
+        invariants=[
+            invariant(fld("payment_status"), "eq", lit("unpaid"), "ALREADY_PAID", "the invoice was already paid"),
+            invariant(arg("amount"), "le", fld("amount"), "AMOUNT_EXCEEDS_INVOICE", "amount exceeds the invoice"),
+            invariant(arg("amount"), "gt", lit(0), "INVALID_AMOUNT", "amount must be positive"),
+        ],
+        sets={"payment_status": lit("paid")},
+        creates=creates(
+            "payment",
+            "PAY",
+            "payment_id",
+            invoice_id=fld("id"),
+            vendor_id=fld("vendor_id"),
+            amount=arg("amount"),
+            bank_account_id=arg("bank_account_id"),
+            status=lit("released"),
+            released_at=NOW,
+        ),
+    ),
+    action_tool(
+        "send_remittance_advice",
+        "Send a vendor the remittance advice for a payment.",
+        target_type="vendor",
+        target_param="vendor_id",
+        params=[p_str("vendor_id", "the vendor"), p_str("payment_id", "the payment the advice is about")],
+        references={"payment_id": "payment"},
+        creates=creates(
+            "remittance",
+            "RA",
+            "remittance_id",
+            vendor_id=fld("id"),
+            payment_id=arg("payment_id"),
+            sent_at=NOW,
+        ),
+    ),
+    action_tool(
+        "close_purchase_order",
+        "Close a purchase order as fully invoiced and paid.",
+        target_type="purchase_order",
+        target_param="po_id",
+        params=[p_str("po_id", "the purchase order"), p_str("final_payment_id", "the payment that settles it")],
+        references={"final_payment_id": "payment"},
+        invariants=[invariant(fld("status"), "eq", lit("open"), "PO_NOT_OPEN", "the purchase order is not open")],
+        sets={"status": lit("closed"), "final_payment_id": arg("final_payment_id"), "closed_at": NOW},
+    ),
+    action_tool(
+        "release_wire",
+        "Release a wire transfer to the bank. Released wires cannot be recalled.",
+        target_type="wire",
+        target_param="wire_id",
+        params=[
+            p_str("wire_id", "the wire instruction"),
+            p_int("expected_version", "the wire version you reviewed (optimistic concurrency)"),
+        ],
+        expected_version_param="expected_version",
+        invariants=[
+            invariant(
+                fld("status"), "eq", lit("pending_release"), "WIRE_NOT_PENDING", "the wire is not awaiting release"
+            )
+        ],
+        sets={"status": lit("released"), "released_at": NOW},
+        creates=creates(
+            "wire_release",
+            "WR",
+            "release_id",
+            wire_id=fld("id"),
+            amount=fld("amount"),
+            currency=fld("currency"),
+            beneficiary_id=fld("beneficiary_id"),
+            released_at=NOW,
+        ),
+    ),
+    action_tool(
+        "execute_contract",
+        "Sign a contract on the company's behalf with an authorised signatory. Binding once signed.",
+        target_type="contract",
+        target_param="contract_id",
+        params=[p_str("contract_id", "the contract"), p_str("signatory_id", "the authorised signatory")],
+        references={"signatory_id": "signatory"},
+        invariants=[
+            invariant(
+                fld("status"),
+                "eq",
+                lit("pending_signature"),
+                "NOT_AWAITING_SIGNATURE",
+                "the contract is not awaiting signature",
+            )
+        ],
+        sets={"status": lit("executed"), "signed_by": arg("signatory_id"), "executed_at": NOW},
+        creates=creates(
+            "execution",
+            "EX",
+            "execution_id",
+            contract_id=fld("id"),
+            signatory_id=arg("signatory_id"),
+            executed_at=NOW,
+        ),
+    ),
+    action_tool(
+        "post_journal_entry",
+        "Post a journal entry to the general ledger in an accounting period.",
+        target_type="journal_entry",
+        target_param="entry_id",
+        params=[
+            p_str("entry_id", "the journal entry"),
+            p_str("period_id", "the accounting period to post into"),
+            p_int("expected_version", "the entry version you reviewed (optimistic concurrency)"),
+        ],
+        expected_version_param="expected_version",
+        invariants=[invariant(fld("status"), "ne", lit("posted"), "ALREADY_POSTED", "the entry was already posted")],
+        sets={"status": lit("posted"), "posted_period_id": arg("period_id"), "posted_at": NOW},
+        creates=creates(
+            "ledger_posting",
+            "LP",
+            "posting_id",
+            entry_id=fld("id"),
+            period_id=arg("period_id"),
+            amount=fld("amount"),
+            reversal_status=lit("none"),
+            posted_at=NOW,
+        ),
+    ),
+    action_tool(
+        "schedule_reversal",
+        "Schedule the automatic reversal of a ledger posting in a later period.",
+        target_type="ledger_posting",
+        target_param="posting_id",
+        params=[
+            p_str("posting_id", "the ledger posting to reverse"),
+            p_str("reversal_period_id", "the accounting period the reversal posts into"),
+        ],
+        invariants=[
+            invariant(fld("reversal_status"), "eq", lit("none"), "REVERSAL_EXISTS", "a reversal is already scheduled")
+        ],
+        sets={"reversal_status": lit("scheduled")},
+        creates=creates(
+            "reversal",
+            "RV",
+            "reversal_id",
+            posting_id=fld("id"),
+            period_id=arg("reversal_period_id"),
+            status=lit("scheduled"),
+            scheduled_at=NOW,
+        ),
+    ),
+    action_tool(
+        "approve_onboarding",
+        "Approve a counterparty's onboarding and open its client account.",
+        target_type="counterparty",
+        target_param="counterparty_id",
+        params=[
+            p_str("counterparty_id", "the counterparty"),
+            p_str("kyc_case_id", "the completed KYC case the approval rests on"),
+            p_str("risk_rating", "the risk rating recorded on the account", enum=RISK_RATINGS),
+        ],
+        references={"kyc_case_id": "kyc_case"},
+        invariants=[
+            invariant(
+                fld("status"),
+                "eq",
+                lit("pending_onboarding"),
+                "NOT_PENDING_ONBOARDING",
+                "the counterparty is not pending onboarding",
+            )
+        ],
+        sets={"status": lit("active"), "onboarded_at": NOW},
+        creates=creates(
+            "client_account",
+            "CA",
+            "account_id",
+            counterparty_id=fld("id"),
+            kyc_case_id=arg("kyc_case_id"),
+            risk_rating=arg("risk_rating"),
+            credit_limit=lit(0),
+            status=lit("active"),
+            opened_at=NOW,
+        ),
+    ),
+    action_tool(
+        "set_credit_limit",
+        "Set the credit limit of a client account.",
+        target_type="client_account",
+        target_param="account_id",
+        params=[p_str("account_id", "the client account"), p_num("credit_limit", "the new credit limit")],
+        invariants=[
+            invariant(arg("credit_limit"), "ge", lit(0), "INVALID_AMOUNT", "the limit cannot be negative"),
+            invariant(fld("status"), "eq", lit("active"), "ACCOUNT_NOT_ACTIVE", "the account is not active"),
+        ],
+        sets={"credit_limit": arg("credit_limit")},
+        creates=creates(
+            "credit_line",
+            "CL",
+            "credit_line_id",
+            account_id=fld("id"),
+            credit_limit=arg("credit_limit"),
+            set_at=NOW,
+        ),
+    ),
+    action_tool(
+        "send_notice",
+        "Send a contact a templated notice about a record.",
+        target_type="contact",
+        target_param="contact_id",
+        params=[
+            p_str("contact_id", "recipient"),
+            p_str("template", "notice template", enum=NOTICE_TEMPLATES),
+            p_str("reference_id", "id of the record the notice is about"),
+        ],
+        invariants=[invariant(fld("status"), "ne", lit("inactive"), "CONTACT_INACTIVE", "the contact is inactive")],
+        creates=creates(
+            "notice",
+            "NT",
+            "notice_id",
+            contact_id=fld("id"),
+            template=arg("template"),
+            reference_id=arg("reference_id"),
+            sent_at=NOW,
+        ),
+    ),
+    action_tool(
+        "close_request",
+        "Close an internal work request with a resolution.",
+        target_type="request",
+        target_param="request_id",
+        params=[
+            p_str("request_id", "the request"),
+            p_str("resolution", "resolution code", enum=REQUEST_RESOLUTIONS),
+            p_str("reference_id", "id of the record that resolves it"),
+        ],
+        invariants=[invariant(fld("status"), "ne", lit("closed"), "REQUEST_CLOSED", "the request is already closed")],
+        sets={"status": lit("closed"), "resolution": arg("resolution"), "resolution_ref": arg("reference_id")},
+    ),
+]
+
+TOOLS = INFORMATION + CONSEQUENTIAL
