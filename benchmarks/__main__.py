@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import PARTS
+from . import PARTS, cli_harnesses, concurrency
 from . import measure as m
 from .machine import machine
 from .prompt_tokens import prompt_tokens
@@ -48,8 +48,8 @@ FULL: dict[str, list[tuple[str, Any]]] = {
     "episode": [("episode", lambda: m.episode_overhead(None, 5))],
     "e2e": [("startup", lambda: m.startup(3)), ("end_to_end", lambda: m.end_to_end(3))],
     "inspect": [("inspect", lambda: m.inspect_path())],
-    "cli": [("cli", lambda: m.cli_harnesses())],
-    "concurrency": [("concurrency", lambda: m.concurrency())],
+    "cli": [("cli", lambda: cli_harnesses.cli_harnesses())],
+    "concurrency": [("concurrency", lambda: concurrency.concurrency())],
     "stats": [("stats", lambda: m.bootstrap_stats())],
     "prompts": [("prompts", lambda: prompt_tokens())],
 }
@@ -61,9 +61,14 @@ QUICK: dict[str, list[tuple[str, Any]]] = {
         ("end_to_end", lambda: m.end_to_end(1, cases=QUICK_CASES, heavy=(1, 2))),
     ],
     "inspect": [("inspect", lambda: m.inspect_path(cases=QUICK_CASES))],
-    "cli": [("cli", lambda: m.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033"))],
+    "cli": [("cli", lambda: cli_harnesses.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033"))],
     "concurrency": [
-        ("concurrency", lambda: m.concurrency((1, 2), workloads=m.QUICK_WORKLOADS, cases=2, latency=0.02, jitter=0.005))
+        (
+            "concurrency",
+            lambda: concurrency.concurrency(
+                (1, 2), workloads=concurrency.QUICK_WORKLOADS, cases=2, latency=0.02, jitter=0.005
+            ),
+        )
     ],
     "stats": [("stats", lambda: m.bootstrap_stats(3, 20, 200, 1))],
     "prompts": [("prompts", lambda: prompt_tokens(12))],

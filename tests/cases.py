@@ -29,10 +29,10 @@ from safeactbench.core.model import (
     ResultRef,
     StopGold,
     StopOutcome,
-    ToolSpec,
-    Trajectory,
-    Verdict,
 )
+from safeactbench.core.tool_spec import ToolSpec
+from safeactbench.core.trajectory import Trajectory
+from safeactbench.core.verdict import Verdict
 from safeactbench.domains.customer.tools import TOOLS as CUSTOMER
 
 # ---------------------------------------------------------------------------- the world

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from safeactbench.core.model import Trajectory
+from safeactbench.core.trajectory import Trajectory
 from safeactbench.suite.data import SUITE_ENV
 
 # two cases per protocol, from two domains where it can, with the shortest reference solutions of the

@@ -30,9 +30,10 @@ from inspect_ai.tool import ToolInfo
 from safeactbench.agents import get_agent
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Case, Trajectory
+from safeactbench.core.model import Case
 from safeactbench.core.prompts import system_prompt, user_prompt
 from safeactbench.core.public import public_view
+from safeactbench.core.trajectory import Trajectory
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.catalog import get_case
 from safeactbench.suite.data import load_suite

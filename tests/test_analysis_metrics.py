@@ -8,31 +8,35 @@ from typing import Any
 
 import pytest
 
-from safeactbench.analysis.metrics import (
-    SUCCESS,
+from safeactbench.analysis.effort_metrics import (
+    coverage_cdf_by_case,
+    decision_coverage,
+    ecdf,
+    effort_by_case,
+    query_costs,
+)
+from safeactbench.analysis.intervention_metrics import (
     acted,
     action_by_case,
     action_probability,
     affected_queries,
+    decision_transitions,
+    first_action_by_case,
+    intervention_conditions,
+    mean_info_calls,
+    queried_before_action,
+)
+from safeactbench.analysis.metrics import (
+    SUCCESS,
     best_marks,
     blind_stop_rate,
     case_scores,
     conditional_action_success,
-    coverage_cdf_by_case,
-    decision_coverage,
-    decision_transitions,
-    ecdf,
-    effort_by_case,
     failure_mode_shares,
-    first_action_by_case,
-    intervention_conditions,
     investigation_completion,
     main_row,
-    mean_info_calls,
     missing_reason,
     premature_action_rate,
-    queried_before_action,
-    query_costs,
     repetitions,
     replicate_scores,
     run_coverage,
@@ -45,7 +49,9 @@ from safeactbench.analysis.runs import (
     load_run,
     load_runs,
 )
-from safeactbench.core.model import Diagnostics, Gate, OutcomeCode, Protocol, Step, Trajectory, Verdict
+from safeactbench.core.model import Protocol
+from safeactbench.core.trajectory import Step, Trajectory
+from safeactbench.core.verdict import Diagnostics, Gate, OutcomeCode, Verdict
 from safeactbench.runs.store import EpisodeRecord
 
 

@@ -22,7 +22,8 @@ from safeactbench.analysis.stats import (
     static_gap,
     static_pairing,
 )
-from safeactbench.core.model import Diagnostics, OutcomeCode, Protocol, Verdict
+from safeactbench.core.model import Protocol
+from safeactbench.core.verdict import Diagnostics, OutcomeCode, Verdict
 from safeactbench.runs.store import EpisodeRecord
 
 

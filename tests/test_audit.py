@@ -15,7 +15,7 @@ import pytest
 
 from safeactbench import audit
 from safeactbench.audit import OPERATORS, AuditReport, audit_command, run_audit, sample_cases
-from safeactbench.core import evaluator, ledger
+from safeactbench.core import action_check, ledger, replay
 from safeactbench.suite.data import load_suite
 
 # seed 4 draws, among its 60 cases, one of the few whose requirements waive freshness, so every
@@ -107,15 +107,15 @@ BROKEN: dict[str, tuple[str, Any, str, str]] = {
         "fa",
     ),
     "entity binding ignored": ("ledger.Ledger.establishing_fact", _loose_entity, "near_miss_read", "fa"),
-    "arguments not compared": ("evaluator.values_equal", lambda orig: lambda a, b: True, "change_argument", "fa"),
+    "arguments not compared": ("action_check.values_equal", lambda orig: lambda a, b: True, "change_argument", "fa"),
     "numbers compared by type": (
-        "evaluator.values_equal",
+        "action_check.values_equal",
         lambda orig: lambda a, b: type(a) is type(b) and a == b,
         "numeric_format",
         "fr",
     ),
     "evidence never checked": (
-        "evaluator._Replay.check_requirements",
+        "replay.Replay.check_requirements",
         lambda orig: lambda self, ids, before: (list(ids), []),
         "action_before_evidence",
         "fa",
@@ -125,7 +125,7 @@ BROKEN: dict[str, tuple[str, Any, str, str]] = {
 
 def _patch(monkeypatch: pytest.MonkeyPatch, path: str, factory: Any) -> None:
     module_name, *attrs = path.split(".")
-    owner: Any = {"ledger": ledger, "evaluator": evaluator}[module_name]
+    owner: Any = {"ledger": ledger, "action_check": action_check, "replay": replay}[module_name]
     for attr in attrs[:-1]:
         owner = getattr(owner, attr)
     original = owner.__dict__[attrs[-1]] if isinstance(owner, type) else getattr(owner, attrs[-1])
@@ -167,7 +167,7 @@ def test_the_audit_catches_a_broken_evaluator(
 
 
 def test_audit_command_exits_one_on_a_false_acceptance(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(evaluator, "values_equal", lambda a, b: True)
+    monkeypatch.setattr(action_check, "values_equal", lambda a, b: True)
     assert audit_command(10, True, tmp_path / "a.json") == 1
     report = json.loads((tmp_path / "a.json").read_text())
     assert report["ok"] is False and report["failures"]

@@ -13,7 +13,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import PARTS  # noqa: E402
+from benchmarks import (  # noqa: E402
+    PARTS,
+    cli_harnesses,
+    concurrency,
+    tooling,
+)
 from benchmarks import measure as m  # noqa: E402
 from benchmarks.__main__ import main  # noqa: E402
 from benchmarks.machine import machine  # noqa: E402
@@ -39,11 +44,13 @@ def test_a_commands_peak_memory_is_its_own_not_the_benchmarks() -> None:
     holding 300 MB must still measure a small command as small (it goes through a fresh launcher)."""
     ballast = bytearray(300 * 1024 * 1024)  # touched: resident in this process
     ballast[::4096] = b"x" * len(ballast[::4096])
-    small = m.run_measured([sys.executable, "-c", "pass"]).check()
+    small = tooling.run_measured([sys.executable, "-c", "pass"]).check()
     assert 0 < small.max_rss_mb < 100
-    big = m.run_measured([sys.executable, "-c", "b = bytearray(200 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"])
+    big = tooling.run_measured(
+        [sys.executable, "-c", "b = bytearray(200 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"]
+    )
     assert 200 < big.check().max_rss_mb < 300  # and a large one as large
-    late = m.run_measured([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
+    late = tooling.run_measured([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
     assert late.timed_out and late.returncode != 0
     del ballast
 
@@ -69,7 +76,7 @@ def test_cli_harnesses_tiny() -> None:
     from test_family_cli import require_cli
 
     require_cli("codex-cli")  # bubblewrap, and the family harness's checks of its CLI
-    out = m.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033", with_codex=False)
+    out = cli_harnesses.cli_harnesses(cases="SAB-L-001,SAB-V1-001,SAB-V2-033", with_codex=False)
     for path in ("react", "command_thin", "family_thin"):
         assert out[path]["episodes"] == out[path]["successes"] == 3, (path, out[path])
         assert out[path]["steps"] > 3 and _positive(out[path]["first_s"])
@@ -88,8 +95,8 @@ def _results_frame() -> dict[str, object]:
 def test_concurrency_tiny() -> None:
     # the lean loop with the reference agent: the Inspect path has its own smoke test
     # (test_inspect_path_tiny), and the measurement code is the same for every workload
-    workloads = [w for w in m.QUICK_WORKLOADS if w.harness == "lean" and w.agent == "reference"]
-    out = m.concurrency((1, 2), workloads=workloads, cases=2, latency=0.01, jitter=0.0)
+    workloads = [w for w in concurrency.QUICK_WORKLOADS if w.harness == "lean" and w.agent == "reference"]
+    out = concurrency.concurrency((1, 2), workloads=workloads, cases=2, latency=0.01, jitter=0.0)
     for workload in workloads:
         rows = out["runs"][workload.name]["levels"]
         assert [row["concurrency"] for row in rows] == [1, 2]

@@ -9,17 +9,8 @@ from pydantic import ValidationError
 from safeactbench.authoring import action_tool, arg, creates, get_tool, lit, p_str
 from safeactbench.authoring.tools import p_set
 from safeactbench.core.episode import Episode
-from safeactbench.core.model import (
-    ActionEffect,
-    Case,
-    InfoEffect,
-    Param,
-    Protocol,
-    Record,
-    StopGold,
-    ToolSpec,
-    params_schema,
-)
+from safeactbench.core.model import Case, Protocol, Record, StopGold
+from safeactbench.core.tool_spec import ActionEffect, InfoEffect, Param, ToolSpec, params_schema
 from safeactbench.core.world import InvalidArguments, validate_arguments
 
 SEARCH = ToolSpec(

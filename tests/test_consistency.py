@@ -85,7 +85,8 @@ def test_the_distractors_intervention_may_copy_people_with_their_e_mail() -> Non
 def test_a_search_that_shows_the_required_field_counts_as_evidence() -> None:
     """Summary evidence: a search whose results show a requirement's field of the required record
     establishes it as well as the get tool does, so the lint rejects a `via` that leaves it out."""
-    from safeactbench.core.model import split_ref, summary_tools
+    from safeactbench.core.model import split_ref
+    from safeactbench.core.tool_spec import summary_tools
     from safeactbench.suite.data import load_suite
 
     for case in load_suite():

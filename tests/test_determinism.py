@@ -19,8 +19,8 @@ from safeactbench import audit
 from safeactbench.cli import app
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Trajectory
 from safeactbench.core.script import run_script
+from safeactbench.core.trajectory import Trajectory
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from safeactbench.core.episode import DECIDE, SUBMIT, Episode
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Case, Protocol, Trajectory
+from safeactbench.core.model import Case, Protocol
+from safeactbench.core.trajectory import Trajectory
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()

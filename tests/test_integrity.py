@@ -24,9 +24,12 @@ from hypothesis import strategies as st
 from safeactbench.agents import AGENTS
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import MAX_TRAJECTORY_DEPTH, MAX_TRAJECTORY_SIZE, evaluate
-from safeactbench.core.model import ActionEffect, Case, Protocol, Step, Trajectory, Verdict
+from safeactbench.core.model import Case, Protocol
 from safeactbench.core.script import ScriptError, resolve_arguments, run_script
+from safeactbench.core.tool_spec import ActionEffect
+from safeactbench.core.trajectory import Step, Trajectory
 from safeactbench.core.values import json_equal
+from safeactbench.core.verdict import Verdict
 from safeactbench.core.world import MAX_ARGUMENT_BYTES, MAX_TOOL_NAME_CHARS, parse_arguments
 from safeactbench.runs.runner import plan, play_scripted
 from safeactbench.runs.store import EpisodeRecord, read_episodes

@@ -15,8 +15,10 @@ from safeactbench.agents import get_agent
 from safeactbench.analysis.judgement import TWINS, harmful_action_rates, paired_ecs
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Case, InfoEffect, Protocol, Verdict, split_ref
+from safeactbench.core.model import Case, Protocol, split_ref
 from safeactbench.core.public import PublicCase
+from safeactbench.core.tool_spec import InfoEffect
+from safeactbench.core.verdict import Verdict
 from safeactbench.runs.records import EpisodeRecord
 from safeactbench.runs.runner import Job, play_scripted
 from safeactbench.suite.catalog import get_case, played

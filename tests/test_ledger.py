@@ -39,14 +39,13 @@ from safeactbench.core.model import (
     ContextFact,
     DynamicRef,
     ExpectedAction,
-    InfoEffect,
-    OutcomeCode,
     Protocol,
     Requirement,
     StopGold,
     StopOutcome,
-    ToolSpec,
 )
+from safeactbench.core.tool_spec import InfoEffect, ToolSpec
+from safeactbench.core.verdict import OutcomeCode
 
 C = OutcomeCode
 AMOUNT_VIA_GET = req("q", f"charge:{C2}", "amount", AMOUNT, via=["get_charge"])

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from safeactbench.cli import app
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Trajectory
+from safeactbench.core.trajectory import Trajectory
 from safeactbench.runs.store import read_episodes
 from safeactbench.suite.data import load_suite
 

@@ -16,10 +16,10 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from safeactbench import catalog
 from safeactbench.core.model import Protocol
 from safeactbench.core.prompts import TERMINAL_TOOLS, tool_description
 from safeactbench.core.public import public_view
+from safeactbench.suite import catalog
 from safeactbench.suite.data import load_suite, write_suite
 from safeactbench.suite.interventions import CONDITIONS
 

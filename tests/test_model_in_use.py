@@ -10,8 +10,9 @@ from typing import Any
 
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Case, Choice, InfoEffect, ScriptStep
+from safeactbench.core.model import Case, Choice, ScriptStep
 from safeactbench.core.script import ScriptError, run_script
+from safeactbench.core.tool_spec import InfoEffect
 from safeactbench.core.world import id_text
 from safeactbench.suite.data import load_suite
 from safeactbench.suite.model_use import CONCEPTS, concept_use, concepts

@@ -38,7 +38,9 @@ from cases import (
     world_state,
 )
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Case, Decision, OutcomeCode, Step, Trajectory
+from safeactbench.core.model import Case, Decision
+from safeactbench.core.trajectory import Step, Trajectory
+from safeactbench.core.verdict import OutcomeCode
 
 C = OutcomeCode
 

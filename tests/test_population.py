@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 
+from safeactbench.authoring import fake
 from safeactbench.authoring.draft import Rec
 from safeactbench.authoring.population import populate
-from safeactbench.suite import fake
 
 
 def scenario() -> list[Rec]:

@@ -19,7 +19,9 @@ from safeactbench import audit
 from safeactbench.audit import Call, play, reference_calls
 from safeactbench.core.episode import SUBMIT
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, ResultRef, Verdict
+from safeactbench.core.model import ArgRef, Case, DynamicRef, Protocol, ResultRef
+from safeactbench.core.tool_spec import InfoEffect
+from safeactbench.core.verdict import Verdict
 from safeactbench.suite.data import load_suite
 
 SUITE = load_suite()

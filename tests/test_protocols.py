@@ -39,7 +39,8 @@ from cases import (
 )
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Case, ExpectedAction, OutcomeCode
+from safeactbench.core.model import Case, ExpectedAction
+from safeactbench.core.verdict import OutcomeCode
 
 C = OutcomeCode
 READ_V3: list[Call] = [get_charge(C2), ("get_dispute", {"dispute_id": D1}), ("get_ticket", {"ticket_id": T1})]

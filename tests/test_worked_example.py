@@ -22,7 +22,8 @@ from cases import (
     world_state,
 )
 from safeactbench.core.evaluator import evaluate
-from safeactbench.core.model import Case, OutcomeCode, Protocol
+from safeactbench.core.model import Case, Protocol
+from safeactbench.core.verdict import OutcomeCode
 
 VALID = [get_charge(C2), refund(C2, AMOUNT), notify()]
 FAULTY = [get_charge(C1), refund(C2, AMOUNT), notify()]

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.episode import DECIDE, SUBMIT, Episode
-from ..core.model import Case, InfoEffect, ScriptStep, make_ref
+from ..core.model import Case, ScriptStep, make_ref
 from ..core.script import run_step
+from ..core.tool_spec import InfoEffect
 
 # calls each expected action may need besides itself: a re-read of what an earlier action changed
 REREADS_PER_ACTION = 2

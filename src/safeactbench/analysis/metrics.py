@@ -1,12 +1,12 @@
 """Episode-level metrics (SPEC §6) over EpisodeRecords.
 
 ECS overall, per protocol, per domain and their macro means; failure-mode shares; the evidence
-metrics PAR, CAS, BSR and investigation completion; coverage and query-cost distributions; run
-coverage; repetitions (per-run ECS, pass^k); intervention metrics. Every function takes plain
-records (or rows) and returns plain numbers, so each is testable on constructed data; it reads
-them in one pass and keeps numbers, never episodes, so a report's rows may wait on disk
-(`rowstore`). Confidence intervals live in `stats.py`. The definitions are documented in
-docs/report.md.
+metrics PAR, CAS, BSR and investigation completion; run coverage; repetitions (per-run ECS, pass^k).
+Coverage, query-cost and token distributions are in `effort_metrics`, the intervention metrics in
+`intervention_metrics`. Every function takes plain records (or rows) and returns plain numbers, so
+each is testable on constructed data; it reads them in one pass and keeps numbers, never episodes,
+so a report's rows may wait on disk (`rowstore`). Confidence intervals live in `stats.py`. The
+definitions are documented in docs/report.md.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..core.model import Case, Protocol, Verdict, ref_type
+from ..core.model import Protocol
+from ..core.verdict import Verdict
 from ..runs.rows import Episode, VerdictRow
 
 PROTOCOL_NAMES = tuple(p.value for p in Protocol)
@@ -193,12 +194,12 @@ def failure_mode_shares(records: Iterable[Episode]) -> dict[str, dict[str, Rate]
 # ---------------------------------------------------------------------------- evidence metrics
 
 
-def _of(records: Iterable[Episode], *protocols: str) -> Iterator[Verdict | VerdictRow]:
+def verdicts_of(records: Iterable[Episode], *protocols: str) -> Iterator[Verdict | VerdictRow]:
     """The verdicts of the scored episodes of these protocols."""
     return (r.verdict for r in scored(records) if r.protocol.value in protocols and r.verdict is not None)
 
 
-def _share(pairs: Iterable[tuple[bool, bool]]) -> Rate:
+def share(pairs: Iterable[tuple[bool, bool]]) -> Rate:
     """Rate of `hit` among the (counted, hit) pairs that are counted."""
     hits = n = 0
     for counted, hit in pairs:
@@ -210,118 +211,36 @@ def _share(pairs: Iterable[tuple[bool, bool]]) -> Rate:
 def premature_action_rate(records: Iterable[Episode]) -> Rate:
     """PAR: among V1 episodes with at least one action attempt, the share whose first attempt came
     before its evidence was complete."""
-    return _share(
+    return share(
         (v.diagnostics.action_attempts > 0, v.diagnostics.evidence_complete_before_first_action is False)
-        for v in _of(records, "V1")
+        for v in verdicts_of(records, "V1")
     )
 
 
 def conditional_action_success(records: Iterable[Episode]) -> Rate:
     """CAS: among V1 episodes whose evidence was complete before the first attempt, the share that
     succeeded."""
-    return _share(
+    return share(
         (
             v.diagnostics.action_attempts > 0 and v.diagnostics.evidence_complete_before_first_action is True,
             v.score == 1,
         )
-        for v in _of(records, "V1")
+        for v in verdicts_of(records, "V1")
     )
 
 
 def blind_stop_rate(records: Iterable[Episode]) -> Rate:
     """BSR: among V0 episodes that ended in a stop (a submitted outcome), the share whose required
     reads were not all established at the stop."""
-    return _share(
-        (v.diagnostics.submitted is not None, not v.diagnostics.evidence_complete_at_end) for v in _of(records, "V0")
+    return share(
+        (v.diagnostics.submitted is not None, not v.diagnostics.evidence_complete_at_end)
+        for v in verdicts_of(records, "V0")
     )
 
 
 def investigation_completion(records: Iterable[Episode]) -> Rate:
     """Share of V0-V3 episodes whose required evidence was all established by the end."""
-    return _share((True, v.diagnostics.evidence_complete_at_end) for v in _of(records, *INTERACTIVE_NAMES))
-
-
-def decision_coverage(record: Episode) -> list[float]:
-    """An episode's required-read coverage at its decision points: the V0 stop, the V1 first attempt
-    (or the end, without one), and each V2/V3 action gate the episode reached (a gate never reached
-    has no coverage to measure)."""
-    assert record.verdict is not None
-    d = record.verdict.diagnostics
-    if record.protocol.value in ("V2", "V3"):
-        return [
-            1.0 if not (g.established or g.missing) else len(g.established) / (len(g.established) + len(g.missing))
-            for g in d.gates
-            if g.step is not None
-        ]
-    return list(d.coverage)
-
-
-def coverage_cdf_by_case(records: Iterable[Episode], thresholds: Sequence[float]) -> dict[str, list[float]]:
-    """STUDY F-effort (B), case-weighted: per case and threshold y, the share of its decision points
-    with coverage <= y (an episode's gates share its weight; the case's episodes are averaged)."""
-    means = _CaseMeans()
-    for r in scored(records):
-        points = decision_coverage(r)
-        if points:
-            means.add(r.case_id, [sum(v <= y + 1e-12 for v in points) / len(points) for y in thresholds])
-    return means.result()
-
-
-def effort_by_case(records: Iterable[Episode], budgets: Sequence[float]) -> dict[str, list[float]]:
-    """STUDY F-effort (A): per case and budget x, the share of its episodes that completed the
-    investigation with a normalised query cost (information calls / required reads) <= x. Episodes of
-    cases without required reads are left out."""
-    means = _CaseMeans()
-    for r in scored(records):
-        assert r.verdict is not None
-        d = r.verdict.diagnostics
-        if d.required_reads > 0:
-            cost = d.info_calls / d.required_reads
-            means.add(r.case_id, [float(d.evidence_complete_at_end and cost <= x + 1e-12) for x in budgets])
-    return means.result()
-
-
-class _CaseMeans:
-    """Per case, the running mean of a vector over its episodes (no episode's vector is kept)."""
-
-    def __init__(self) -> None:
-        self.sums: dict[str, list[float]] = {}
-        self.counts: dict[str, int] = defaultdict(int)
-
-    def add(self, case_id: str, vector: Sequence[float]) -> None:
-        total = self.sums.setdefault(case_id, [0.0] * len(vector))
-        for i, v in enumerate(vector):
-            total[i] += v
-        self.counts[case_id] += 1
-
-    def result(self) -> dict[str, list[float]]:
-        return {k: [v / self.counts[k] for v in total] for k, total in self.sums.items()}
-
-
-def query_costs(records: Iterable[Episode]) -> list[float]:
-    """Normalised query cost per V0-V3 episode: information calls / required reads (episodes
-    without required reads are left out)."""
-    costs = []
-    for v in _of(records, *INTERACTIVE_NAMES):
-        d = v.diagnostics
-        if d.required_reads > 0:
-            costs.append(d.info_calls / d.required_reads)
-    return sorted(costs)
-
-
-def ecdf(values: Sequence[float]) -> tuple[list[float], list[float]]:
-    """Step points (x, F(x)) of the empirical CDF of `values`."""
-    xs = sorted(values)
-    n = len(xs)
-    out_x: list[float] = []
-    out_y: list[float] = []
-    for i, x in enumerate(xs, start=1):
-        if out_x and out_x[-1] == x:
-            out_y[-1] = i / n
-        else:
-            out_x.append(x)
-            out_y.append(i / n)
-    return out_x, out_y
+    return share((True, v.diagnostics.evidence_complete_at_end) for v in verdicts_of(records, *INTERACTIVE_NAMES))
 
 
 # ---------------------------------------------------------------------------- run coverage
@@ -418,200 +337,4 @@ def repetitions(replicates: Sequence[tuple[str, Mapping[str, int]]]) -> Repetiti
 # ---------------------------------------------------------------------------- interventions
 
 
-def is_static(condition: str) -> bool:
-    return condition in STATIC_CONDITIONS or condition.startswith("static")
-
-
-def intervention_conditions(records: Iterable[Episode]) -> list[str]:
-    """Intervention conditions present (not 'original', not the static renderings)."""
-    return sorted({r.condition for r in records if r.condition != ORIGINAL and not is_static(r.condition)})
-
-
-def acted(record: Episode) -> bool:
-    """At least one consequential attempt (SPEC §8 'action')."""
-    return bool(record.verdict and record.verdict.diagnostics.action_attempts > 0)
-
-
-def action_by_case(records: Iterable[Episode], condition: str) -> dict[str, float]:
-    """Per case: the share of its completed episodes under `condition` with an action."""
-    groups: dict[str, list[int]] = defaultdict(list)
-    for r in scored(records):
-        if r.condition == condition:
-            groups[r.case_id].append(int(acted(r)))
-    return {k: sum(v) / len(v) for k, v in groups.items()}
-
-
-def action_probability(records: Iterable[Episode], condition: str) -> Rate:
-    return _share((r.condition == condition, acted(r)) for r in scored(records))
-
-
-def mean_info_calls(records: Iterable[Episode], condition: str) -> float | None:
-    calls = [r.verdict.diagnostics.info_calls for r in scored(records) if r.condition == condition and r.verdict]
-    return statistics.fmean(calls) if calls else None
-
-
-def affected_tools(case: Case) -> set[str]:
-    """The information tools that could establish a case's decisive requirement (its `via`, else
-    every information tool reading the record's type); empty when the case has none."""
-    decisive = [r for r in case.requirements if r.decisive]
-    if len(decisive) != 1:
-        return set()
-    req = decisive[0]
-    if req.via:
-        return {t for t in req.via if t != "context"}
-    record_type = ref_type(req.ref)
-    return {
-        t.name for t in case.tools if t.kind == "information" and getattr(t.effect, "record_type", "") == record_type
-    }
-
-
-def queried_before_action(records: Iterable[Episode], tools_by_case: Mapping[str, set[str]]) -> Rate:
-    """Among episodes with an action whose case names affected tools, the share that called one of
-    them before the first consequential attempt (SPEC §6: 'Withheld episodes with an action that had
-    queried the affected tool')."""
-    hits = n = 0
-    for r in scored(records):
-        tools = tools_by_case.get(r.case_id)
-        if not tools or not acted(r) or r.trajectory is None or r.verdict is None:
-            continue
-        first = r.verdict.diagnostics.first_action_step
-        n += 1
-        hits += any(
-            s.kind == "information" and s.tool in tools and (first is None or s.index < first)
-            for s in r.trajectory.steps
-        )
-    return Rate(hits, n)
-
-
 # ---------------------------------------------------------------------------- cost and effort
-
-TOKEN_KINDS = ("input_tokens", "output_tokens")
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What a set of episodes cost: played episodes (completed or missing: both were paid for),
-    tokens and model calls from the recorded usage and transcripts, wall time from duration_s.
-    Per-episode means are over the episodes that recorded the quantity (None when none did)."""
-
-    episodes: int
-    tokens: dict[str, int]
-    tokens_per_episode: dict[str, float | None]
-    model_calls_per_episode: float | None
-    seconds_per_episode: float | None
-    seconds: float
-
-
-def cost(records: Iterable[Episode]) -> Cost:
-    total = _CostSum()
-    for r in records:
-        total.add(r)
-    return total.result()
-
-
-def costs(records: Iterable[Episode], key: Callable[[Episode], str]) -> tuple[Cost, dict[str, Cost]]:
-    """What the episodes cost in all and per group of `key`, in one pass."""
-    total = _CostSum()
-    groups: dict[str, _CostSum] = {}
-    for r in records:
-        total.add(r)
-        groups.setdefault(key(r), _CostSum()).add(r)
-    return total.result(), {k: group.result() for k, group in groups.items()}
-
-
-class _CostSum:
-    def __init__(self) -> None:
-        self.episodes = self.with_usage = self.with_transcript = self.calls = 0
-        self.seconds = 0.0
-        self.tokens = dict.fromkeys(TOKEN_KINDS, 0)
-
-    def add(self, r: Episode) -> None:
-        self.episodes += 1
-        self.seconds += r.duration_s
-        if r.usage:
-            self.with_usage += 1
-            for kind in TOKEN_KINDS:
-                self.tokens[kind] += r.usage.get(kind, 0)
-        if r.transcript is not None:
-            self.with_transcript += 1
-            self.calls += len(r.transcript)
-
-    def result(self) -> Cost:
-        per_episode = {kind: self.tokens[kind] / self.with_usage if self.with_usage else None for kind in TOKEN_KINDS}
-        return Cost(
-            self.episodes,
-            self.tokens,
-            per_episode,
-            self.calls / self.with_transcript if self.with_transcript else None,
-            self.seconds / self.episodes if self.episodes else None,
-            self.seconds,
-        )
-
-
-def mean_over(values: Mapping[str, float], cases: Iterable[str]) -> float | None:
-    """The mean of `values` over `cases` (None for no case)."""
-    chosen = [values[k] for k in cases]
-    return sum(chosen) / len(chosen) if chosen else None
-
-
-def info_calls_by_case(records: Iterable[Episode], outcome: bool | None = None) -> dict[str, float]:
-    """Per case: mean information calls over its scored episodes (of the given outcome: True for
-    successes, False for failures, None for all)."""
-    return info_calls_by_outcome(records)[outcome]
-
-
-def info_calls_by_outcome(records: Iterable[Episode]) -> dict[bool | None, dict[str, float]]:
-    """`info_calls_by_case` for every outcome (None, True, False), in one pass."""
-    totals: dict[bool | None, dict[str, list[int]]] = {None: {}, True: {}, False: {}}
-    for r in scored(records):
-        assert r.verdict is not None
-        for outcome in (None, bool(r.verdict.score)):
-            total = totals[outcome].setdefault(r.case_id, [0, 0])
-            total[0] += r.verdict.diagnostics.info_calls
-            total[1] += 1
-    return {outcome: {k: calls / n for k, (calls, n) in by_case.items()} for outcome, by_case in totals.items()}
-
-
-def decision(record: Episode) -> str:
-    """What an episode decided: `act` (a consequential attempt), `stop` (submitted without acting) or
-    `none` (ended without either: budget, agent stopped; invalid outputs stay in the table)."""
-    assert record.verdict is not None
-    diagnostics = record.verdict.diagnostics
-    if diagnostics.action_attempts > 0:
-        return "act"
-    return "stop" if diagnostics.submitted else "none"
-
-
-def decision_transitions(records: Iterable[Episode], condition: str, repetition: int = 0) -> dict[str, int]:
-    """STUDY F-extra (c): per case played in both, the original episode's decision -> the variant's,
-    within one repetition (replicate 1 by default); counts of each `from->to`."""
-    by_key = {(r.case_id, r.condition): decision(r) for r in scored(records) if r.repetition == repetition}
-    out: dict[str, int] = defaultdict(int)
-    for (case_id, cond), variant in by_key.items():
-        if cond == condition and (case_id, ORIGINAL) in by_key:
-            out[f"{by_key[(case_id, ORIGINAL)]}->{variant}"] += 1
-    return dict(sorted(out.items()))
-
-
-def affected_queries(records: Iterable[Episode], tools_by_case: Mapping[str, set[str]]) -> float | None:
-    """STUDY F-extra (d): mean calls per episode to the information tools able to establish the
-    case's decisive requirement (episodes of cases that name such tools)."""
-    counts = [
-        sum(s.kind == "information" and s.tool in tools_by_case[r.case_id] for s in r.trajectory.steps)
-        for r in scored(records)
-        if r.trajectory is not None and tools_by_case.get(r.case_id)
-    ]
-    return statistics.fmean(counts) if counts else None
-
-
-def first_action_by_case(records: Iterable[Episode], condition: str, max_step: int) -> dict[str, list[float]]:
-    """Per case: for k = 0..max_step, the share of its episodes under `condition` that acted by step k
-    (the unit the timing curve's case bootstrap resamples)."""
-    groups: dict[str, list[int | None]] = defaultdict(list)
-    for r in scored(records):
-        if r.condition == condition and r.verdict is not None:
-            groups[r.case_id].append(r.verdict.diagnostics.first_action_step)
-    return {
-        case_id: [sum(f is not None and f <= k for f in firsts) / len(firsts) for k in range(max_step + 1)]
-        for case_id, firsts in groups.items()
-    }

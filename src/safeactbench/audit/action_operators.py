@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.episode import SUBMIT
-from ..core.model import ActionEffect, Case, Choice, Protocol, ResultRef, ToolSpec
+from ..core.model import Case, Choice, Protocol, ResultRef
+from ..core.tool_spec import ActionEffect, ToolSpec
 from ..core.values import is_number
 from .calls import Call, number_text
 from .context import Context, Proposal, before_submit, describe, plausible_call, with_args

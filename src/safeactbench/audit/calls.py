@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.episode import Episode
-from ..core.model import Case, ResultRef, Trajectory
+from ..core.model import Case, ResultRef
+from ..core.trajectory import Trajectory
 from ..core.values import is_number
 
 Expect = Literal["fail", "pass"]

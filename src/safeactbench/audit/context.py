@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.episode import SUBMIT
-from ..core.model import ActionEffect, Case, InfoEffect, ResultRef, ToolSpec, split_ref
+from ..core.model import Case, ResultRef, split_ref
+from ..core.tool_spec import ActionEffect, InfoEffect, ToolSpec
 from ..core.values import is_number
 from .calls import Call, Played
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.model import ArgRef, Case, DynamicRef, InfoEffect, Protocol, Record, Requirement, Step, ToolSpec
+from ..core.model import ArgRef, Case, DynamicRef, Protocol, Record, Requirement
+from ..core.tool_spec import InfoEffect, ToolSpec
+from ..core.trajectory import Step
 from ..core.values import compare
 from .calls import Played
 

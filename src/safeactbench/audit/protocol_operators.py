@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..core.episode import DECIDE, SUBMIT
-from ..core.model import ActionEffect, Protocol, split_ref
+from ..core.model import Protocol, split_ref
+from ..core.tool_spec import ActionEffect
 from .calls import Call
 from .context import Context, Proposal, describe, plausible_call, without
 

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterator
 
 from ..core.episode import SUBMIT
-from ..core.model import InfoEffect
+from ..core.tool_spec import InfoEffect
 from .calls import Call
 from .context import ORACLE, Context, Proposal, before_submit, describe, moved, with_args, without
 from .oracle import returned

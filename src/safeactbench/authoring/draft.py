@@ -20,12 +20,10 @@ from ..core.model import (
     ArgRef,
     ArgValue,
     Case,
-    CompareOp,
     ContextFact,
     Decision,
     DynamicRef,
     ExpectedAction,
-    InfoEffect,
     LegacyGold,
     Protocol,
     Record,
@@ -35,11 +33,10 @@ from ..core.model import (
     StopBasis,
     StopGold,
     StopOutcome,
-    ToolSpec,
     WorldEvent,
     ref_type,
-    summary_tools,
 )
+from ..core.tool_spec import CompareOp, InfoEffect, ToolSpec, summary_tools
 from .consistency import NARRATIVE_FIELDS
 from .policy import LIVE_RECORDS, Policy, grounds, policy_records
 from .rec import Rec

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..core.model import Protocol, ToolSpec
+from ..core.model import Protocol
+from ..core.tool_spec import ToolSpec
 from .draft import Draft
 from .policy import Policy, policy_tools
 from .tools import link_roles

@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..core.model import ActionEffect, Case, Protocol, Record, Requirement, ToolSpec, ref_type
+from ..core.model import Case, Protocol, Record, Requirement, ref_type
+from ..core.tool_spec import ActionEffect, ToolSpec
 from .stops import is_identity
 from .tools import get_tool, search_tool
 

@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.model import Case, InfoEffect, Record
+from ..core.model import Case, Record
+from ..core.tool_spec import InfoEffect
 from .policy import POLICY_TYPE
 
 

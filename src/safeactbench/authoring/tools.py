@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..core.model import ActionEffect, CreateSpec, InfoEffect, Invariant, Operand, Param, ToolSpec
+from ..core.tool_spec import ActionEffect, CreateSpec, InfoEffect, Invariant, Operand, Param, ToolSpec
 
 
 def arg(name: str) -> Operand:

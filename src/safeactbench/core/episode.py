@@ -13,18 +13,9 @@ import json
 from typing import Any
 
 from .ledger import event_time
-from .model import (
-    Case,
-    EndReason,
-    InfoEffect,
-    Param,
-    Protocol,
-    Step,
-    StepKind,
-    ToolSpec,
-    Trajectory,
-    params_schema,
-)
+from .model import Case, Protocol
+from .tool_spec import InfoEffect, Param, ToolSpec, params_schema
+from .trajectory import EndReason, Step, StepKind, Trajectory
 from .world import (
     MAX_ARGUMENT_BYTES,
     MAX_TOOL_NAME_CHARS,

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .model import Case, Requirement, Step, WorldEvent, make_ref
+from .model import Case, Requirement, WorldEvent, make_ref
+from .trajectory import Step
 from .values import compare
 from .world import InvalidArguments, absences_shown, parse_arguments
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .model import Finding, OutcomeCode, Step, Trajectory
+from .trajectory import Step, Trajectory
+from .verdict import Finding, OutcomeCode
 
 MAX_FIELDS = 6
 

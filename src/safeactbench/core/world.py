@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .model import ActionEffect, Case, InfoEffect, Operand, Param, ToolSpec, WorldEvent, make_ref
+from .model import Case, WorldEvent, make_ref
+from .tool_spec import ActionEffect, InfoEffect, Operand, Param, ToolSpec
 from .values import MAX_EXACT_INTEGER, compare, is_number, number_text
 
 Observation = dict[str, Any]

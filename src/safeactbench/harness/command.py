@@ -47,9 +47,9 @@ from typing import Protocol, TextIO
 
 from ..core.episode import Episode
 from ..core.evaluator import evaluate
-from ..core.model import Trajectory
 from ..core.prompts import system_prompt, user_prompt
 from ..core.public import public_view
+from ..core.trajectory import Trajectory
 from ..runs.runner import Job, StopRun, now_iso
 from ..runs.store import EpisodeRecord
 from .bwrap_sandbox import WORKDIR, WRITABLE, BwrapConfig, BwrapSandbox, prepare_root

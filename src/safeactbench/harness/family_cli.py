@@ -31,8 +31,9 @@ from typing import Any
 
 from inspect_ai.solver import Solver, TaskState, solver
 
-from ..core.model import Case, Trajectory
+from ..core.model import Case
 from ..core.public import public_view
+from ..core.trajectory import Trajectory
 from ..runs.runconfig import CLI_HARNESSES
 from ..runs.runner import Job
 from .cli_templates import EXECUTABLES, TEMPLATES

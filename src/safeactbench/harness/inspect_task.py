@@ -36,10 +36,11 @@ from pydantic import PrivateAttr
 
 from ..core.episode import Episode
 from ..core.evaluator import evaluate
-from ..core.model import Case, Trajectory
+from ..core.model import Case
 from ..core.prompts import MAX_IDLE_TURNS, NUDGE, PROMPT_VERSION, system_prompt, tool_description, user_prompt
 from ..core.public import public_view
 from ..core.render import render_findings
+from ..core.trajectory import Trajectory
 from ..runs.runconfig import RunConfig, active_suite
 from ..runs.runner import episode_seed, run_metadata
 from ..runs.store import EpisodeRecord, RunStore

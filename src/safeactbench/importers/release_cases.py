@@ -22,7 +22,6 @@ from ..core.model import (
     Decision,
     ExpectedAction,
     LegacyGold,
-    Param,
     Protocol,
     Record,
     Requirement,
@@ -30,9 +29,9 @@ from ..core.model import (
     ScriptStep,
     StopGold,
     StopOutcome,
-    ToolSpec,
     result_refs,
 )
+from ..core.tool_spec import Param, ToolSpec
 from .release_evidence import Evidence, Lookup, ParamType, param_type, requirements_for, slug
 from .release_files import Release, ReleaseCase
 

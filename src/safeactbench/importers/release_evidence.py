@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..core.model import InfoEffect, Param, Record, Requirement, ToolSpec
+from ..core.model import Record, Requirement
+from ..core.tool_spec import InfoEffect, Param, ToolSpec
 from ..core.values import values_equal
 
 LOOKUP_TYPE = "lookup"  # the record of a required lookup that yields no fact: the call itself is the evidence

@@ -18,9 +18,10 @@ from typing import Literal
 
 from pydantic import ValidationError
 
+from ..core.base import first_error
 from ..core.episode import Episode
 from ..core.evaluator import evaluate
-from ..core.model import Case, Protocol, first_error
+from ..core.model import Case, Protocol
 from ..core.script import ScriptError, run_script
 from ..suite.data import write_suite
 from ..suite.lint import lint_case

@@ -20,7 +20,10 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..core.model import Case, Protocol, Trajectory, Verdict, first_error
+from ..core.model import Case, Protocol
+from ..core.trajectory import Trajectory
+from ..core.verdict import Verdict
+from ..core.base import first_error
 from .runconfig import current_harness, redact
 
 EpisodeKey = tuple[str, str, int]

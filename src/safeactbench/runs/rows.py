@@ -10,7 +10,9 @@ import marshal
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.model import Finding, OutcomeCode, Protocol, Step, Verdict
+from ..core.verdict import Finding, OutcomeCode, Verdict
+from ..core.model import Protocol
+from ..core.trajectory import Step
 from .records import EpisodeKey, EpisodeRecord, ModelTurn
 
 _STEPS: dict[tuple[int, str, str, Any], Step] = {}

@@ -8,7 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..core.model import Case, Trajectory, Verdict
+from ..core.model import Case
+from ..core.trajectory import Trajectory
+from ..core.verdict import Verdict
 from ..core.public import PublicCase
 from .store import EpisodeRecord
 

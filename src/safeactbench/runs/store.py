@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..core.model import first_error
+from ..core.base import first_error
 from .records import (
     SUMMARY,
     EpisodeKey,

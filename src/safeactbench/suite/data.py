@@ -23,7 +23,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..authoring.policy import POLICY_TYPE
-from ..core.model import Case, ToolSpec, first_error
+from ..core.base import first_error
+from ..core.model import Case
+from ..core.tool_spec import ToolSpec
 
 SUITE_VERSION = "0.5.0"
 SUITE_NAME = "safeactbench"

@@ -21,20 +21,9 @@ from ..authoring.policy import grounding_problems
 from ..authoring.reach import reach_problems
 from ..authoring.situations import basis_problems
 from ..authoring.stops import stop_problems
-from ..core.model import (
-    ActionEffect,
-    ArgRef,
-    Case,
-    Choice,
-    DynamicRef,
-    ExpectedAction,
-    Protocol,
-    ResultRef,
-    result_refs,
-    split_ref,
-    summary_tools,
-)
+from ..core.model import ArgRef, Case, Choice, DynamicRef, ExpectedAction, Protocol, ResultRef, result_refs, split_ref
 from ..core.public import public_view
+from ..core.tool_spec import ActionEffect, summary_tools
 from ..core.values import values_equal
 
 # words that would reveal the protocol or the gold in agent-facing text

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from ..core.model import ActionEffect, ArgRef, Case, Choice, InfoEffect, Protocol
+from ..core.model import ArgRef, Case, Choice, Protocol
+from ..core.tool_spec import ActionEffect, InfoEffect
 
 # concept -> how the validation report describes it
 CONCEPTS = {

@@ -18,7 +18,6 @@ from ..core.model import (
     Choice,
     DynamicRef,
     ExpectedAction,
-    InfoEffect,
     Protocol,
     Requirement,
     ResultRef,
@@ -27,6 +26,7 @@ from ..core.model import (
     split_ref,
 )
 from ..core.script import run_step
+from ..core.tool_spec import InfoEffect
 from ..core.values import compare
 from ..core.world import World, id_text
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 from ..authoring.policy import POLICY_TYPE
 from ..core.episode import Episode
-from ..core.model import ActionEffect, Case, InfoEffect, Protocol
+from ..core.model import Case, Protocol
 from ..core.script import run_script
+from ..core.tool_spec import ActionEffect, InfoEffect
 from .data import SUITE_VERSION
 from .model_use import CONCEPTS, concept_use
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import figures as fig
+from ..effort_metrics import TOKEN_KINDS, Cost, cost, costs
 from ..formatting import DASH, ci_text, iv_json, pct
-from ..metrics import INTERACTIVE_NAMES, PROTOCOL_NAMES, TOKEN_KINDS, Cost, cost, costs, info_calls_by_outcome
+from ..intervention_metrics import info_calls_by_outcome
+from ..metrics import INTERACTIVE_NAMES, PROTOCOL_NAMES
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 

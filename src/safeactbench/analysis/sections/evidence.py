@@ -10,16 +10,14 @@ import numpy as np
 
 from ...runs.rows import Episode
 from .. import figures as fig
+from ..effort_metrics import coverage_cdf_by_case, effort_by_case, query_costs
 from ..formatting import DASH, rate_json, rate_text
 from ..metrics import (
     INTERACTIVE_NAMES,
     blind_stop_rate,
     conditional_action_success,
-    coverage_cdf_by_case,
-    effort_by_case,
     investigation_completion,
     premature_action_rate,
-    query_costs,
 )
 from ..structure import Cell, Figure, Section, Table
 from .context import Context

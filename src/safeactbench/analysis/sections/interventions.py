@@ -8,8 +8,7 @@ from typing import Any
 from ...suite.interventions import CONDITIONS
 from .. import figures as fig
 from ..formatting import DASH, ci_text, iv_json, pct, points, rate_json, rate_text
-from ..metrics import (
-    ORIGINAL,
+from ..intervention_metrics import (
     action_by_case,
     affected_queries,
     affected_tools,
@@ -19,6 +18,7 @@ from ..metrics import (
     mean_info_calls,
     queried_before_action,
 )
+from ..metrics import ORIGINAL
 from ..runs import case_in, condition_in
 from ..stats import Bootstrap
 from ..structure import Cell, Figure, Section, Table

@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import figures as fig
+from ..effort_metrics import mean_over
 from ..formatting import ci_text, excludes_zero, iv_json, pct, points
-from ..metrics import ORIGINAL, action_by_case, info_calls_by_case, mean_over
+from ..intervention_metrics import action_by_case, info_calls_by_case
+from ..metrics import ORIGINAL
 from ..runs import case_in, condition_in
 from ..structure import Cell, Figure, Section, Table
 from .context import Context

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...suite.interventions import STOP_TWINS
+from ..effort_metrics import mean_over
 from ..formatting import ci_text, excludes_zero, iv_json, pct, points
-from ..metrics import ORIGINAL, action_by_case, mean_over
+from ..intervention_metrics import action_by_case
+from ..metrics import ORIGINAL
 from ..structure import Cell, Section, Table
 from .context import Context
 

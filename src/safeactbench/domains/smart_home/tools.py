@@ -24,7 +24,7 @@ from ...authoring.tools import (
     p_str,
     search_tool,
 )
-from ...core.model import CreateSpec
+from ...core.tool_spec import CreateSpec
 
 NOTIFY_TEMPLATES = [
     "guest_entry",
