@@ -1,5 +1,6 @@
-"""The package's import graph has no circles: every module's imports (top-level and inside functions)
-among the project's own modules form a DAG, so the flow of the code runs one way (issue 28)."""
+"""The package's import graph: every module's imports (top-level and inside functions) among the
+project's own modules form a DAG, and every import between packages runs down the layers of
+docs/architecture.md, so the flow of the code runs one way (issue 28)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,74 @@ def test_the_engine_imports_nothing_else_of_the_project() -> None:
     assert len(core) > 5
     outside = {(name, target) for name in core for target in edges[name] if not target.startswith("safeactbench.core")}
     assert outside == set()
+
+
+# top to bottom: a package imports only packages on lower rows (docs/architecture.md, "Layers")
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("cli",),
+    ("harness", "analysis", "audit", "importers"),
+    ("runs",),
+    ("agents",),
+    ("suite",),
+    ("domains",),
+    ("authoring",),
+    ("core",),
+)
+FACES = {"safeactbench", "safeactbench.__main__"}  # the package's face and entry point: above every layer
+
+
+def layer_of(module: str) -> int:
+    package = module.split(".")[1]
+    for depth, row in enumerate(LAYERS):
+        if package in row:
+            return depth
+    raise KeyError(f"{module}: its package {package!r} is in no layer of LAYERS")
+
+
+def upward(edges: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Imports that do not run strictly down the layers (a package's own modules may import each
+    other; nothing may import the package's face)."""
+    found = []
+    for source, targets in edges.items():
+        for target in targets:
+            if target in FACES:
+                found.append((source, target))
+            elif source in FACES or source.split(".")[1] == target.split(".")[1]:
+                continue
+            elif layer_of(source) >= layer_of(target):
+                found.append((source, target))
+    return sorted(found)
+
+
+def test_the_layer_check_finds_an_import_that_runs_up_or_sideways() -> None:
+    edges = {
+        "safeactbench.runs.store": {"safeactbench.core.model", "safeactbench.runs.records"},
+        "safeactbench.core.model": {"safeactbench.suite.data"},  # up
+        "safeactbench.harness.lean": {"safeactbench.analysis.metrics"},  # sideways
+        "safeactbench.agents.scripted": {"safeactbench"},  # the face
+    }
+    assert upward(edges) == [
+        ("safeactbench.agents.scripted", "safeactbench"),
+        ("safeactbench.core.model", "safeactbench.suite.data"),
+        ("safeactbench.harness.lean", "safeactbench.analysis.metrics"),
+    ]
+
+
+def test_every_import_between_packages_runs_down_the_layers() -> None:
+    edges = graph()
+    packages = {name.split(".")[1] for name in edges if name not in FACES}
+    assert packages == {package for row in LAYERS for package in row}  # every package has its layer
+    assert upward(edges) == []
+
+
+def test_the_top_level_holds_only_packages_the_face_and_the_entry_point() -> None:
+    modules = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert modules == ["__init__.py", "__main__.py"]
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert packages == {package for row in LAYERS for package in row}
+
+
+def test_the_public_api_is_importable_from_the_top() -> None:
+    assert len(safeactbench.__all__) > 10
+    missing = [name for name in safeactbench.__all__ if not hasattr(safeactbench, name)]
+    assert missing == []

@@ -8,6 +8,8 @@ group under `sections/`, assembled into the `structure` types with `formatting`)
 (Markdown, HTML, `write_report`). Names are imported lazily, so `import safeactbench.analysis.metrics`
 (the CLI's result table) does not load numpy, matplotlib or jinja2. (`report` builds the report; the
 entry point is `command.report`.)
+
+May import `runs`, `suite` and `core`; never a harness, the audit, the importers or the command line.
 """
 
 from __future__ import annotations

@@ -29,6 +29,8 @@ Modules: `calls` (call scripts and `play`), `oracle` (the label oracle), `contex
 work from), `read_operators` / `action_operators` / `protocol_operators` (the mutation operators),
 `operators` (their registry and `mutants()`), `report` (tallies, JSON and Markdown), `run`
 (`run_audit`, `sample_cases`, the `safeactbench audit` command).
+
+May import `suite` and `core`; never runs, harnesses, the analysis, the importers or the command line.
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ Everything a family module needs, in one import: a `Domain` with its tools (decl
 tool shorthands) and written `Policy` records, `Family` objects whose `build(draft)` writes one
 scenario into a `Draft`, and the enums a stop gold names. `safeactbench suite new DIR` writes an
 example that uses exactly this; `safeactbench suite build --from DIR/families` builds it.
+
+The modules underneath are the framework itself: `family` (Domain, Family), `draft` (a scenario
+as it is written), `rec`, `population` and `fake` (records and background worlds), `tools` (tool
+shorthands), `policy` (written policies and grounding), `situations`, `stops` and `consistency`
+(what makes a scenario coherent), `reach` (what a scenario's text may name). May import `core`
+only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""The registry of domains, in suite order."""
+"""The six packaged domains, each a package of a tool table (`tools`), written policies
+(`policies`), shared scenario pieces (`common`) and one module per scenario family; `DOMAINS` is
+their registry, in suite order. Data and short scenario scripts, written against `authoring`.
+
+May import `authoring` and `core` only.
+"""
 
 from __future__ import annotations
 

@@ -25,10 +25,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from .. import __version__
 from ..core.episode import Episode
 from ..core.prompts import PROMPT_VERSION, TERMINAL_TOOLS, system_prompt, tool_description
 from ..core.public import public_view
+from ..core.version import __version__
 from ..suite.catalog import get_single_case
 
 TRAJECTORY_FILE = "trajectory.json"

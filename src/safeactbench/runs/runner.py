@@ -19,7 +19,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .. import __version__
+from ..core.version import __version__
 from ..agents import Agent
 from ..suite.catalog import played
 from ..core.episode import Episode, episode_seed
