@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.prompts import PROMPT_VERSION
 from ..suite.catalog import forget_on_switch
-from ..suite.data import SUITE_NAME, SUITE_VERSION, suite_manifest
+from ..suite.data import SUITE_NAME, SUITE_VERSION, case_hashes, read_manifest, suite_checksum, suite_dir
 
 Harness = Literal[
     "scripted", "inspect", "lean", "command", "codex-cli", "claude-code", "gemini-cli", "opencode", "qwen-code"
@@ -64,12 +64,12 @@ class SuiteId(BaseModel):
 @lru_cache(maxsize=1)
 def active_suite() -> SuiteId:
     """The active suite (`suite.data.suite_dir`: the one shipped with the package unless `--suite`
-    chose another): name and version from its manifest, and a checksum over the manifest's
-    per-case sha256s (the same value as `runner.suite_checksum` over every case, without rehashing
-    them). `catalog.use_suite` forgets it when the suite changes."""
-    manifest = suite_manifest()
-    hashes = sorted(manifest["sha256"].values())
-    checksum = hashlib.sha256(_canonical(hashes).encode()).hexdigest()
+    chose another): name and version from its manifest, and the checksum of the cases its files
+    hold (`suite.data.case_hashes`: an edited case changes it, whatever the manifest says).
+    `catalog.use_suite` forgets it when the suite changes."""
+    directory = suite_dir()
+    manifest = read_manifest(directory)
+    checksum = suite_checksum(case_hashes(directory).values())
     name = str(manifest.get("suite_name") or SUITE_NAME)
     return SuiteId(name=name, version=str(manifest.get("suite_version") or SUITE_VERSION), checksum=checksum)
 

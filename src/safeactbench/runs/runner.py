@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import platform
 import random
 import signal
@@ -19,16 +18,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from ..core.version import __version__
 from ..agents import Agent
-from ..suite.catalog import played
 from ..core.episode import Episode, episode_seed
 from ..core.evaluator import evaluate
 from ..core.model import Case
 from ..core.public import public_view
+from ..core.version import __version__
+from ..suite.catalog import played
 from .runconfig import RunConfig, active_suite
 from .store import EpisodeKey, EpisodeRecord, RunStore
-from ..suite.data import canonical_json, case_sha256
 
 GC_THRESHOLDS = (10_000, 10, 10)  # CPython's defaults are (700, 10, 10)
 
@@ -87,11 +85,6 @@ def git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
-
-
-def suite_checksum(cases: Iterable[Case]) -> str:
-    """The checksum of a set of cases: sha256 over their sorted sha256s (`runconfig.active_suite`)."""
-    return hashlib.sha256(canonical_json(sorted(case_sha256(c) for c in cases)).encode()).hexdigest()
 
 
 def run_metadata(**extra: Any) -> dict[str, Any]:

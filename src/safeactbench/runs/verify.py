@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from ..suite.catalog import UnknownCase, get_case, indexed_case
 from ..core.evaluator import evaluate
 from ..core.model import Case
+from ..suite.catalog import UnknownCase, get_case, indexed_case
 from .records import (
     EpisodeKey,
     EpisodeRecord,
@@ -181,12 +181,19 @@ def check_suite(config: RunConfig, where: Path) -> None:
     """A run is read against the suite it played: the active one (`--suite`) must be it."""
     active = active_suite()
     played = config.suite
-    if played.checksum != active.checksum:
+    if played.checksum == active.checksum:
+        return
+    ran = f"{where}: a run of suite {played.name} {played.version} (checksum {played.checksum[:12]})"
+    if (played.name, played.version) == (active.name, active.version):
         raise StoreError(
-            f"{where}: a run of suite {played.name} {played.version} (checksum {played.checksum[:12]}), not of the "
-            f"active suite {active.name} {active.version} ({active.checksum[:12]}); pass --suite with the "
-            "directory of the suite it played"
+            f"{ran}, but the active suite of that name and version holds other cases ({active.checksum[:12]}): "
+            "its cases were edited since the run; a suite is identified by its cases, so score this run with "
+            "the suite directory as it was"
         )
+    raise StoreError(
+        f"{ran}, not of the active suite {active.name} {active.version} ({active.checksum[:12]}); pass --suite "
+        "with the directory of the suite it played"
+    )
 
 
 def one_configuration(numbered: Iterable[tuple[int, EpisodeRecord]], path: Path) -> Iterator[tuple[int, EpisodeRecord]]:

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,7 @@ def write_suite(
         "by_protocol": dict(sorted(Counter(str(c.protocol) for c in cases).items())),
         "by_domain": dict(sorted(Counter(c.domain for c in cases).items())),
         "sha256": {c.id: case_sha256(c) for c in cases},
+        "files": file_sha256s(directory),
     }
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest
@@ -203,19 +205,35 @@ def _case(where: str, data: dict[str, Any], tools: dict[str, list[ToolSpec]], po
         raise CaseFileError(f"{where}: {first_error(exc)}") from None
 
 
-def read_suite(directory: Path) -> list[Case]:
-    """Load a suite directory; errors name the file, line and field."""
+def iter_suite(directory: Path) -> Iterator[Case]:
+    """The cases of a suite directory one at a time, in file order; errors name the file, line and
+    field, and a case id on two lines is refused with both line numbers."""
     tools_path, raw_tools = _read_tools_json(directory)
     tools = {domain: _domain_tools(tools_path, domain, specs) for domain, specs in raw_tools.items()}
     policies = _read_policies_json(directory)
     cases_path = directory / "cases.jsonl"
-    cases = []
+    first_line: dict[str, int] = {}
     for number, line in enumerate(_read_text(cases_path).splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{cases_path}:{number}"
-        cases.append(_case(where, _case_data(where, line), tools, policies))
-    return cases
+        case = _case(where, _case_data(where, line), tools, policies)
+        _refuse_duplicate(cases_path, case.id, number, first_line)
+        yield case
+
+
+def read_suite(directory: Path) -> list[Case]:
+    """Load a suite directory; errors name the file, line and field."""
+    return list(iter_suite(directory))
+
+
+def _refuse_duplicate(path: Path, case_id: str, number: int, first_line: dict[str, int]) -> None:
+    if case_id in first_line:
+        raise CaseFileError(
+            f"{path}:{number}: case id {case_id!r} is already on line {first_line[case_id]}; "
+            "a suite holds each case once"
+        )
+    first_line[case_id] = number
 
 
 def read_case(directory: Path, case_id: str) -> Case | None:
@@ -223,20 +241,22 @@ def read_case(directory: Path, case_id: str) -> Case | None:
 
     For a process that plays one case (`safeactbench mcp`): only the lines holding the id as a JSON
     string are parsed, and only that case's domain tools are validated, so start-up does not pay
-    for the whole suite. Lines are split as `read_suite` splits them, errors name the same file,
-    line and field, and the last line with the id wins, as in a dict built from `read_suite`. The
-    rest of the suite is not checked.
+    for the whole suite. Lines are split as `read_suite` splits them, and errors name the same
+    file, line and field (a second line with the id among them). The rest of the suite is not
+    checked.
     """
     cases_path = directory / "cases.jsonl"
     # canonical lines hold the id exactly as json.dumps(ensure_ascii=False) writes it; a hand-written
     # line may \u-escape it. A mention of the id elsewhere in another case is parsed and passed over.
     needles = {json.dumps(case_id), json.dumps(case_id, ensure_ascii=False)}
     found: tuple[str, dict[str, Any]] | None = None
+    first_line: dict[str, int] = {}
     for number, line in enumerate(_read_text(cases_path).splitlines(), start=1):
         if any(needle in line for needle in needles):
             where = f"{cases_path}:{number}"
             data = _case_data(where, line)
             if data.get("id") == case_id:
+                _refuse_duplicate(cases_path, case_id, number, first_line)
                 found = (where, data)
     if found is None:
         return None
@@ -266,15 +286,18 @@ class CaseIndex:
     """The cases of a suite directory, each parsed when asked for: the lines stay text (9 MB for the
     packaged suite, where all its cases parsed take ~100 MB) and a small cache keeps the last cases
     parsed. For a process that reads many records of few cases at a time (a report over a large
-    run). A case reads as `read_suite` reads it; the last line with an id wins."""
+    run). A case reads as `read_suite` reads it; an id on two lines is refused as there."""
 
     def __init__(self, directory: Path, cache: int = 32) -> None:
         path = directory / "cases.jsonl"
         self._lines: dict[str, tuple[str, str]] = {}
+        first_line: dict[str, int] = {}
         for number, line in enumerate(_read_text(path).splitlines(), start=1):
             if line.strip():
                 where = f"{path}:{number}"
-                self._lines[str(_case_data(where, line).get("id"))] = (where, line)
+                case_id = str(_case_data(where, line).get("id"))
+                _refuse_duplicate(path, case_id, number, first_line)
+                self._lines[case_id] = (where, line)
         tools_path, raw_tools = _read_tools_json(directory)
         self._tools = {domain: _domain_tools(tools_path, domain, specs) for domain, specs in raw_tools.items()}
         self._policies = _read_policies_json(directory)
@@ -322,7 +345,14 @@ def load_suite() -> tuple[Case, ...]:
 
 
 def suite_manifest() -> dict[str, Any]:
-    path = suite_dir() / "manifest.json"
+    """The active suite's manifest (`read_manifest`)."""
+    return read_manifest(suite_dir())
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """A suite directory's manifest.json: name, version, counts, each case's sha256 and (from
+    `write_suite`) the sha256 of each file the cases are read from."""
+    path = directory / "manifest.json"
     try:
         manifest = json.loads(_read_text(path))
     except (ValueError, RecursionError) as exc:
@@ -330,3 +360,36 @@ def suite_manifest() -> dict[str, Any]:
     if not isinstance(manifest, dict) or not isinstance(manifest.get("sha256"), dict):
         raise CaseFileError(f"{path}: expected an object with each case's sha256 (as `suite build` writes it)")
     return manifest
+
+
+HASHED_FILES = ("cases.jsonl", "tools.json", "policies.json")  # what a case is read from
+
+
+def file_sha256s(directory: Path) -> dict[str, str]:
+    """sha256 of each file the cases are read from, as the manifest records them (`write_suite`)."""
+    out = {}
+    for name in HASHED_FILES:
+        path = directory / name
+        if path.is_file():
+            try:
+                out[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as exc:
+                raise CaseFileError(f"{path}: {exc.strerror or exc}") from None
+    return out
+
+
+def case_hashes(directory: Path) -> dict[str, str]:
+    """Each case's sha256 (`case_sha256`) by id, for the suite its files hold now. The manifest's
+    hashes serve only while the files are byte for byte the ones it was written with; otherwise
+    (a case edited, added or removed since `suite build`, or a manifest without file hashes)
+    every case is read and hashed, so a suite is identified by what it holds, never by its
+    manifest."""
+    manifest = read_manifest(directory)
+    if manifest.get("files") == file_sha256s(directory):
+        return dict(manifest["sha256"])
+    return {case.id: case_sha256(case) for case in iter_suite(directory)}
+
+
+def suite_checksum(hashes: Iterable[str]) -> str:
+    """The checksum of a set of cases: sha256 over their sorted sha256s (run.json, every record)."""
+    return hashlib.sha256(canonical_json(sorted(hashes)).encode()).hexdigest()
