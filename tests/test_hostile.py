@@ -209,6 +209,10 @@ def test_garbage_lines_in_episodes_are_named(tmp_path: Path) -> None:
         ('{"case_id": 7}', r"episodes\.jsonl:2: field case_id"),
         ("[]", r"episodes\.jsonl:2: field \(line\)"),
         (json.dumps({**json.loads(lines[1]), "status": "lost"}), r"episodes\.jsonl:2: field status"),
+        (
+            lines[1][:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            r"episodes\.jsonl:2: .*(nested too deeply|recursion limit)",
+        ),
     ]:
         path.write_text("\n".join([lines[0], garbage, *lines[1:]]) + "\n")
         with pytest.raises(StoreError, match=message):
@@ -249,7 +253,7 @@ def test_resume_cuts_only_a_torn_last_line(tmp_path: Path) -> None:
 
 def test_a_broken_run_json_is_named_on_resume(tmp_path: Path) -> None:
     out = write_run(tmp_path)
-    for content in ["{oops", "[1, 2]", "\udcff"]:
+    for content in ["{oops", "[1, 2]", "\udcff", "[" * 100_000 + "]" * 100_000]:
         (out / "run.json").write_text(content, encoding="utf-8", errors="surrogateescape")
         with pytest.raises(StoreError, match=r"run\.json"):
             RunStore(out).completed_keys()

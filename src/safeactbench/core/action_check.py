@@ -20,7 +20,7 @@ from .model import (
 from .replay import Replay, describe_requirement, parsed_args
 from .tool_spec import ActionEffect, Param
 from .trajectory import Step
-from .values import describe, values_equal
+from .values import describe, is_blank, values_equal
 from .verdict import Gate
 from .verdict import OutcomeCode as C
 from .world import id_text
@@ -182,8 +182,7 @@ def _argument_equal(param: Param | None, got: Any, expected: Any) -> bool:
     array as a multiset, an agent's `Choice` as any (listed) non-empty value, everything else by
     JSON value."""
     if isinstance(expected, Choice):
-        chosen = got not in (None, "", [], {})
-        return chosen and (expected.one_of is None or any(values_equal(got, v) for v in expected.one_of))
+        return not is_blank(got) and (expected.one_of is None or any(values_equal(got, v) for v in expected.one_of))
     if param is not None and param.match == "unordered" and isinstance(got, list) and isinstance(expected, list):
         rest = list(expected)
         for item in got:

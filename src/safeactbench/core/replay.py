@@ -17,7 +17,7 @@ from .model import (
     make_ref,
 )
 from .trajectory import Step
-from .values import describe
+from .values import describe, is_blank
 from .verdict import Finding, Gate
 from .verdict import OutcomeCode as C
 from .world import InvalidArguments, id_text, parse_arguments
@@ -46,9 +46,11 @@ class Replay:
     def resolve_ref(self, ref: DynamicRef | ArgRef | str | None) -> str | None:
         if ref is None or isinstance(ref, str):
             return ref
-        if isinstance(ref, ArgRef):  # the record the agent's call of that action named
+        if isinstance(ref, ArgRef):  # the record the agent's call of that action named (trimmed, as compared)
             value = self.called.get(ref.action, {}).get(ref.arg)
-            return None if value is None or isinstance(value, dict | list) else make_ref(ref.type, id_text(value))
+            if is_blank(value) or isinstance(value, dict | list):
+                return None
+            return make_ref(ref.type, id_text(value.strip() if isinstance(value, str) else value))
         value = self.result_value(ref.id)
         return None if value is None else make_ref(ref.type, str(value))
 

@@ -1,7 +1,7 @@
 """Value comparison shared by the world (invariants), the ledger and the evaluator (SPEC §3).
 
 Numbers compare numerically (119 == 119.00), strings exactly after trimming, booleans only with
-booleans. Nothing here is fuzzy.
+booleans, at every depth of an object or array. Nothing here is fuzzy.
 
 JSON has one number type. Tools that re-serialise a log keep the value of a number but not its
 spelling: jq and JavaScript read every number as an IEEE-754 double, so `75.0` comes back as `75`,
@@ -25,23 +25,42 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def normalise(value: Any) -> Any:
-    """A canonical form: trimmed strings, floats for numbers."""
-    if isinstance(value, str):
-        return value.strip()
-    if is_number(value):
-        return float(value)
-    return value
-
-
 def values_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if is_number(a) and is_number(b):
-        return float(a) == float(b)
-    if isinstance(a, str) and isinstance(b, str):
-        return a.strip() == b.strip()
-    return bool(a == b)
+    """Equality of two argument or field values (SPEC §3), one rule at every depth: numbers
+    numerically (`119` == `119.00`), strings exactly after trimming, a boolean only with a boolean
+    (`true` != `1`), objects by key set and values, arrays elementwise. Iterative, so nesting
+    cannot exhaust the stack."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if not (isinstance(x, bool) and isinstance(y, bool) and x == y):
+                return False
+        elif is_number(x) or is_number(y):
+            if not (is_number(x) and is_number(y) and same_number(x, y)):
+                return False
+        elif isinstance(x, str) or isinstance(y, str):
+            if not (isinstance(x, str) and isinstance(y, str) and x.strip() == y.strip()):
+                return False
+        elif isinstance(x, dict) or isinstance(y, dict):
+            if not (isinstance(x, dict) and isinstance(y, dict) and x.keys() == y.keys()):
+                return False
+            pending.extend((value, y[key]) for key, value in x.items())
+        elif isinstance(x, list | tuple) or isinstance(y, list | tuple):
+            if not (isinstance(x, list | tuple) and isinstance(y, list | tuple) and len(x) == len(y)):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
+
+
+def is_blank(value: Any) -> bool:
+    """No value at all, by the rule `values_equal` compares with: null, a string of whitespace only,
+    an empty array or object (an agent's `Choice` must be none of these)."""
+    if isinstance(value, str):
+        return not value.strip()
+    return value is None or (isinstance(value, list | tuple | dict) and not value)
 
 
 def _ordered(a: Any, b: Any) -> tuple[Any, Any] | None:

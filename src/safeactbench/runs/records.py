@@ -20,10 +20,10 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..core.base import first_error
 from ..core.model import Case, Protocol
 from ..core.trajectory import Trajectory
 from ..core.verdict import Verdict
-from ..core.base import first_error
 from .runconfig import current_harness, redact
 
 EpisodeKey = tuple[str, str, int]
@@ -119,6 +119,8 @@ def read_meta(path: Path) -> dict[str, Any]:
         raise StoreError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except ValueError as exc:
         raise StoreError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise StoreError(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(meta, dict):
         raise StoreError(f"{path}: expected a JSON object, got {type(meta).__name__}")
     return meta
@@ -261,6 +263,8 @@ def parse_line(path: Path, number: int, line: bytes, *, drop: tuple[str, ...] = 
         return EpisodeRecord.model_validate(data)
     except ValueError as exc:  # ValidationError and JSONDecodeError included
         raise StoreError(f"{path}:{number}: {_first_error(exc)}") from None
+    except RecursionError:  # the JSON parser's nesting limit (pydantic's is lower and a ValueError)
+        raise StoreError(f"{path}:{number}: not a record (JSON nested too deeply)") from None
 
 
 def _first_error(exc: Exception) -> str:
