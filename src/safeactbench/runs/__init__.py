@@ -10,4 +10,14 @@ from .runconfig import RunConfig
 from .runner import Job, finish, plan, play_scripted, run_metadata
 from .store import RunStore, StoreError
 
-__all__ = ["EpisodeRecord", "Job", "RunConfig", "RunStore", "StoreError", "finish", "plan", "play_scripted", "run_metadata"]
+__all__ = [
+    "EpisodeRecord",
+    "Job",
+    "RunConfig",
+    "RunStore",
+    "StoreError",
+    "finish",
+    "plan",
+    "play_scripted",
+    "run_metadata",
+]

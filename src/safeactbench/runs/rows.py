@@ -10,9 +10,9 @@ import marshal
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.verdict import Finding, OutcomeCode, Verdict
 from ..core.model import Protocol
 from ..core.trajectory import Step
+from ..core.verdict import Finding, OutcomeCode, Verdict
 from .records import EpisodeKey, EpisodeRecord, ModelTurn
 
 _STEPS: dict[tuple[int, str, str, Any], Step] = {}

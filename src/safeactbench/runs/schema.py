@@ -9,9 +9,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..core.model import Case
+from ..core.public import PublicCase
 from ..core.trajectory import Trajectory
 from ..core.verdict import Verdict
-from ..core.public import PublicCase
 from .store import EpisodeRecord
 
 SCHEMAS: dict[str, type[BaseModel]] = {
