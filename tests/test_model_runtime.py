@@ -191,3 +191,21 @@ def test_generation_settings_are_refused_where_they_cannot_reach_the_model(tmp_p
         )  # fmt: skip
         assert done.returncode == 2 and "generation settings" in done.stderr, (options, done.stderr)
     assert not tmp_path.joinpath("run.json").exists()
+
+
+def test_the_preflight_retries_as_the_run_does(tmp_path: Path) -> None:
+    """A server that rate-limits the first two requests of every episode (the preflight's probe
+    included): the run's retry policy carries it through, the preflight's own included; with too
+    few retries the preflight names the attempts it made."""
+    limited = ("reference", "--fail", "2", "--fail-status", "429")  # per episode id: a server per run
+    fast = ("--model-arg", "backoff=0.01")
+    with serve_agent(*limited) as url:
+        done = run("lean", url, tmp_path / "enough", "--cases", "SAB-V1-001", *fast)
+    assert done.returncode == 0, done.stderr
+    (record,) = read_episodes(tmp_path / "enough" / "episodes.jsonl")
+    assert record.verdict is not None and record.verdict.score == 1
+    with serve_agent(*limited) as url:
+        done = run("lean", url, tmp_path / "few", "--cases", "SAB-V1-001", *fast, "--call-retries", "1")
+    assert done.returncode == 2
+    assert "preflight" in done.stderr and "HTTP 429" in done.stderr and "after 2 attempts" in done.stderr
+    assert not (tmp_path / "few").exists()

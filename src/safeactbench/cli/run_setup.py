@@ -113,6 +113,11 @@ def check_inspect_model(model: str) -> None:
     providers = inspect_providers()
     if providers and provider not in providers:
         raise fail(f"--model: Inspect AI has no model provider {provider!r}; providers: {', '.join(sorted(providers))}")
+    if provider == "safeactbench":  # a scripted agent served as a model: its name is checked here, not mid-run
+        try:
+            get_agent(name)
+        except KeyError as exc:
+            raise fail(f"--model {model}: {exc.args[0]}") from None
 
 
 def generation_from(
@@ -145,7 +150,8 @@ def preflight_model(config: RunConfig, args: dict[str, Any], generation: Generat
             preflight_lean(lean_endpoint(config.model, args, generation, policy))
         else:
             inspect_args = {k: v for k, v in args.items() if k not in EXECUTION_ARGS}
-            preflight_inspect(config.model, inspect_args, generation, policy.timeout)
+            retries = DEFAULT_CALL_RETRIES if policy.retries is None else policy.retries
+            preflight_inspect(config.model, inspect_args, generation, policy.timeout, retries)
     except PreflightError as exc:
         raise fail(f"preflight: {redact(str(exc))}\n(nothing was written; --no-preflight skips this check)") from None
 

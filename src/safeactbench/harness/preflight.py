@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 from typing import Any
 
+from ..runs.runconfig import public_url
+from .episode_net import unreachable
 from .generation import Generation
 from .openai_api import ChatClient, Endpoint, EndpointError
 from .transcript import looks_like_tool_call
@@ -61,8 +62,19 @@ def check_reply(text: str, called: list[str]) -> None:
 
 
 def preflight_lean(endpoint: Endpoint) -> None:
-    """One chat completion against `endpoint` (one retry at most); PreflightError if it fails."""
-    asyncio.run(_lean(replace(endpoint, max_retries=min(endpoint.max_retries, 1))))
+    """One chat completion against `endpoint`, retried as the run's calls are (`max_retries`: a
+    server that rate-limits the first requests must not abort a run that would succeed); a host
+    where nothing listens fails at once. PreflightError if it fails."""
+    _reachable(endpoint.base_url)
+    asyncio.run(_lean(endpoint))
+
+
+def _reachable(base_url: str) -> None:
+    problem = unreachable(base_url)
+    if problem:
+        raise PreflightError(
+            f"server_unreachable: {public_url(base_url)}: {problem}; start the model server or fix the URL"
+        )
 
 
 async def _lean(endpoint: Endpoint) -> None:
@@ -95,13 +107,20 @@ async def _served_models(client: ChatClient) -> list[str]:
 
 
 def preflight_inspect(
-    model: str, model_args: dict[str, Any], generation: Generation, call_timeout: float | None
+    model: str,
+    model_args: dict[str, Any],
+    generation: Generation,
+    call_timeout: float | None,
+    call_retries: int,
 ) -> None:
-    """One `generate` through Inspect's provider for `model`; PreflightError if it fails."""
+    """One `generate` through Inspect's provider for `model`, retried as the run's calls are
+    (`call_retries`); PreflightError if it fails."""
     if model.partition("/")[0] in NO_PROBE_PROVIDERS:
         return
+    if model_args.get("base_url"):
+        _reachable(str(model_args["base_url"]))
     try:
-        text, called = asyncio.run(_inspect(model, model_args, generation, call_timeout))
+        text, called = asyncio.run(_inspect(model, model_args, generation, call_timeout, call_retries))
     except PreflightError:
         raise
     except Exception as exc:  # whatever the provider raises: its message is what the user needs
@@ -110,7 +129,7 @@ def preflight_inspect(
 
 
 async def _inspect(
-    model: str, model_args: dict[str, Any], generation: Generation, call_timeout: float | None
+    model: str, model_args: dict[str, Any], generation: Generation, call_timeout: float | None, retries: int
 ) -> tuple[str, list[str]]:
     from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
     from inspect_ai.tool import ToolInfo, ToolParams
@@ -118,7 +137,7 @@ async def _inspect(
     args = dict(model_args)
     base_url = args.pop("base_url", None)
     timeout = max(1, round(call_timeout)) if call_timeout else None
-    config = GenerateConfig(max_retries=1, attempt_timeout=timeout, **generation.inspect_config())
+    config = GenerateConfig(max_retries=retries, attempt_timeout=timeout, **generation.inspect_config())
     api = get_model(model, base_url=None if base_url is None else str(base_url), config=config, **args)
     tool = ToolInfo(name=PROBE_TOOL, description=PROBE_DESCRIPTION, parameters=ToolParams.model_validate(PROBE_SCHEMA))
     choice: Any = "any" if generation.tool_choice == "required" else None
