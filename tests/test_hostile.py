@@ -338,3 +338,18 @@ def test_a_file_in_the_way_is_a_clear_error(sandbox: Path) -> None:
     out = write_run(sandbox)
     code, output = invoke("evaluate", str(out / "episodes.jsonl"), "--out", str(sandbox / "missing" / "x.jsonl"))
     assert code == 2 and "missing" in output
+
+
+def test_a_file_where_a_command_writes_a_directory_is_named_before_any_work(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("a file")
+    release = Path(__file__).parent / "fixtures" / "safeact_release"
+    for args, option in [
+        (["import", "safeact-release", str(release), "--out", str(taken)], f"--out {taken}: exists"),
+        (["import", "safeact-release", str(release), "--out", str(taken / "sub")], f"--out {taken / 'sub'}: {taken}"),
+        (["serve-agent", "reference", "--stats", str(taken / "s.json")], f"--stats {taken / 's.json'}: {taken}"),
+        (["serve-agent", "reference", "--stats", str(tmp_path)], f"--stats {tmp_path}: is a directory"),
+    ]:
+        code, output = invoke(*args)
+        assert code == 2 and option in output, output
+    assert taken.read_text() == "a file"

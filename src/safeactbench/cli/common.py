@@ -101,6 +101,19 @@ def progress_bar() -> Progress:
 STORED_SO_FAR = "the episodes finished so far are stored; fix this and rerun with --resume"
 
 
+def check_out_dir(option: str, directory: Path, given: Path | None = None) -> None:
+    """Fail before any work, naming the option and the path `given` to it (default `directory`),
+    when `directory` cannot be made a directory to write into: it, or the nearest of its parents
+    that exists, is not a directory."""
+    shown = given or directory
+    for path in (directory, *directory.parents):
+        if path.exists():
+            if not path.is_dir():
+                what = "exists and is not a directory" if path == shown else f"{path} is not a directory"
+                raise fail(f"{option} {shown}: {what}")
+            return
+
+
 def os_reason(directory: Path, exc: OSError) -> str:
     """Why a directory option cannot be used, in words (a file in the way is the common case)."""
     if directory.exists() and not directory.is_dir():

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import console, fail, import_app, progress_bar
+from .common import check_out_dir, console, fail, import_app, os_reason, progress_bar
 
 
 @import_app.command("safeact-release")
@@ -21,12 +21,15 @@ def import_safeact_release(
     from ..importers.release_files import ReleaseError
     from ..importers.safeact_release import write_import
 
+    check_out_dir("--out", out)
     try:
         with progress_bar() as bar:
             task = bar.add_task("import", total=None)
             report = write_import(checkout, out, lambda n: bar.advance(task, n))
     except (ReleaseError, NotImportable) as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # writing the suite directory
+        raise fail(f"--out {out}: {os_reason(out, exc)}") from None
     table = Table(title=f"imported into {out}")
     for column in ("protocol", "exact", "approximated", "not importable"):
         table.add_column(column)

@@ -9,7 +9,7 @@ import typer
 
 from ..agents import AGENTS, get_agent
 from ..suite.catalog import UnknownCase
-from .common import SuiteOption, app, choose_suite, err, fail, os_reason
+from .common import SuiteOption, app, check_out_dir, choose_suite, err, fail, os_reason
 
 
 @app.command()
@@ -60,6 +60,10 @@ def serve_agent(
         get_agent(agent)
     except KeyError as exc:
         raise fail(str(exc.args[0])) from None
+    if stats is not None:
+        check_out_dir("--stats", stats.parent, stats)
+        if stats.is_dir():
+            raise fail(f"--stats {stats}: is a directory; name the file to write")
     config = ServerConfig(agent, latency, jitter, seed, fail_first, fail_status, max_seconds, idle_exit)
 
     def ready(bound: int) -> None:
@@ -67,8 +71,9 @@ def serve_agent(
 
     try:
         result = asyncio.run(serve(config, port, stats, ready))
-    except OSError as exc:
-        raise fail(f"--port {port}: {exc.strerror or exc}") from None
+    except OSError as exc:  # binding the port (--stats was checked above; a write that fails there says so)
+        where = f"--stats {stats}" if stats is not None and exc.filename == str(stats) else f"--port {port}"
+        raise fail(f"{where}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
         return
     err.print(f"stopped ({result.stop_reason}) after {result.completions} completions")
