@@ -123,6 +123,17 @@ def test_bad_arguments_are_named() -> None:
     assert code == 2 and "SAB-V1-999" in output
 
 
+def test_a_mistyped_model_or_an_empty_selection_is_named_and_writes_nothing(tmp_path: Path) -> None:
+    out = str(tmp_path / "run")
+    code, output = invoke("run", "--model", "safeactbench/refrence", "--cases", "SAB-V1-001", "--out", out)
+    assert code == 2 and "--model safeactbench/refrence: unknown agent 'refrence'" in output and "reference" in output
+    code, output = invoke("run", "--protocol", "V1", "--cases", "SAB-V2-001", "--out", out)
+    assert code == 2 and "no case is selected by --protocol V1 --cases SAB-V2-001" in output
+    code, output = invoke("run", "--protocol", "Legacy", "--condition", "withheld", "--out", out)
+    assert code == 2 and "--condition: none of the" in output and "takes withheld" in output
+    assert not (tmp_path / "run").exists()
+
+
 def test_resume_completes_without_duplicates(tmp_path: Path) -> None:
     out = tmp_path / "run"
     code, output = invoke("run", "--agent", "reference", "--protocol", "V1", "--out", str(out))

@@ -58,6 +58,24 @@ def test_an_unknown_placeholder_is_one_error_line(tmp_path: Path) -> None:
     assert code == 2 and "no such template" in output
 
 
+@pytest.mark.parametrize("sandbox", ["--sandbox", "--no-sandbox"])
+def test_a_template_is_refused_before_the_run_without_its_cli_or_a_model(
+    sandbox: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, output = invoke("run", "--harness-cmd", "@qwen-code", sandbox, "--out", str(tmp_path / "r"))
+    assert code == 2 and "pass --base-url" in output, output
+    tools = tmp_path / "bin"  # the sandbox's own tools, and no CLI
+    tools.mkdir()
+    for tool in ("bwrap", "nsenter"):
+        if shutil.which(tool):
+            (tools / tool).symlink_to(str(shutil.which(tool)))
+    monkeypatch.setenv("PATH", str(tools))
+    args = ["--base-url", "http://127.0.0.1:9/v1", "--no-preflight", "--out", str(tmp_path / "r")]
+    code, output = invoke("run", "--harness-cmd", "@qwen-code", sandbox, *args)
+    assert code == 2 and "`qwen` is not installed" in output and "npm install -g @qwen-code/qwen-code" in output
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_sandboxed_command_sees_only_its_work_directory(tmp_path: Path) -> None:
     require()
     run_dir = tmp_path / "run"

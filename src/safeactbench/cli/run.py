@@ -3,6 +3,7 @@ directory."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -147,6 +148,9 @@ def run(
         raise fail(f"--condition: unknown {sorted(unknown)}; available: {list(CONDITIONS)}")
     conditions = [c for c in CONDITIONS if c in given]  # one order, so one plan, however they are listed
     selected = select_cases(protocol, domain, case_ids)
+    if not selected:
+        given = {"--protocol": protocol, "--domain": domain, "--cases": case_ids}
+        raise fail("no case is selected by " + " ".join(f"{k} {v}" for k, v in given.items() if v is not None))
     jobs = plan(selected, conditions, repeat)
     if not jobs:
         raise fail(
@@ -171,6 +175,11 @@ def run(
         label = label or (template[1:] if named_template else None)
     if base_url is not None and harness_cmd is None:
         raise fail("--base-url is for --harness-cmd runs; models take --model-arg base_url=...")
+    if harness_cmd is not None and base_url is None and re.search(r"\{(base_url|api_root)\}", harness_cmd):
+        raise fail(
+            "--harness-cmd: the command talks to a model at {base_url}; pass --base-url (your model server, "
+            "or a `safeactbench serve-agent` for an offline run)"
+        )
     if harness_name in RENAMED_HARNESSES:
         new_name = RENAMED_HARNESSES[harness_name]
         err.print(f"[yellow]warning:[/] --harness {harness_name} is deprecated; it is now --harness {new_name}")

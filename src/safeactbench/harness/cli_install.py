@@ -80,13 +80,17 @@ def _interpreter(script: Path) -> str | None:
     return words[0]
 
 
+def not_installed(executable: str) -> str:
+    package = INSTALL.get(executable)
+    hint = f"install it with `npm install -g {package}`" if package else "install it or fix PATH"
+    return f"`{executable}` is not installed on this machine's PATH; {hint}"
+
+
 def cli_mounts(executable: str) -> CLIMounts:
     """What the sandbox needs to run `executable` as the host does."""
     found = shutil.which(executable)
     if found is None:
-        package = INSTALL.get(executable)
-        hint = f"install it with `npm install -g {package}`" if package else "install it or fix PATH"
-        raise CLIUnusable(f"`{executable}` is not installed on this machine's PATH; {hint}")
+        raise CLIUnusable(not_installed(executable))
     binds: dict[str, None] = {}
     path: dict[str, None] = {}
     programs = [Path(found)]
@@ -156,6 +160,8 @@ def prepare_cli(executable: str, *, sandbox: bool, binds: tuple[str, ...] = (), 
     template's or a family CLI's) that is missing or does not run inside fails (CLIUnusable); the
     first word of a user's own command is best effort (it may be a shell builtin or a script)."""
     if not sandbox:
+        if known and shutil.which(executable) is None:
+            raise CLIUnusable(not_installed(executable))
         return SandboxCLI(CLIMounts(), host_version(executable))
     try:
         mounts = cli_mounts(executable)
