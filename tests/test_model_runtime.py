@@ -209,3 +209,15 @@ def test_the_preflight_retries_as_the_run_does(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "preflight" in done.stderr and "HTTP 429" in done.stderr and "after 2 attempts" in done.stderr
     assert not (tmp_path / "few").exists()
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_label_names_the_configuration_and_the_model_stays_the_model(path: str, upstream: str, tmp_path: Path) -> None:
+    done = run(path, upstream, tmp_path / "run", "--cases", "SAB-V1-001", "--label", "mine", "--no-preflight")
+    assert done.returncode == 0, done.stderr
+    config = json.loads((tmp_path / "run" / "run.json").read_text())["config"]
+    (record,) = read_episodes(tmp_path / "run" / "episodes.jsonl")
+    model = PATHS[path][1]
+    assert (config["agent"], config["model"]) == ("mine", model)
+    assert (record.agent, record.model) == ("mine", model)
+    assert record.verdict is not None and record.verdict.score == 1

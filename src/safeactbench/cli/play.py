@@ -43,10 +43,10 @@ def play_jobs(
     """Play the jobs not yet done with the configuration's harness, each episode into `store`."""
     generation, policy = generation or Generation(), policy or CallPolicy()
     pending = [job for job in jobs if job.key not in done]
-    name = config.agent
+    name = config.agent  # the configuration's label: the model's name unless --label gave another
     cli_binds, cli_path = (cli.binds, cli.path) if cli is not None else ((), ())
     if config.harness == "lean":
-        endpoint = lean_endpoint(name, args, generation, policy)
+        endpoint = lean_endpoint(config.model or name, args, generation, policy)
         play_lean(store, jobs, done, endpoint, max_concurrency, name, workers, policy.max_failures)
         return
     if config.harness == "inspect" or config.harness in CLI_HARNESSES:
@@ -57,7 +57,8 @@ def play_jobs(
             run_with_inspect(
                 store,
                 pending,
-                model=name,
+                model=config.model or name,
+                label=name,
                 max_concurrency=max_concurrency,
                 model_args=args,
                 harness=config.harness if family else "react",

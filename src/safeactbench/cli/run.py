@@ -90,7 +90,10 @@ def run(
             "{prompt_file} {mcp_url} {mcp_config} {base_url} {model} {episode} (docs/harnesses.md)"
         ),
     ] = None,
-    label: Annotated[str | None, typer.Option(help="configuration name for --harness-cmd runs")] = None,
+    label: Annotated[
+        str | None,
+        typer.Option(help="the configuration's name in run.json and the report (default: the model or template)"),
+    ] = None,
     base_url: Annotated[
         str | None, typer.Option(help="--harness-cmd: the model endpoint for {base_url} (a serve-agent: per episode)")
     ] = None,
@@ -149,8 +152,8 @@ def run(
     conditions = [c for c in CONDITIONS if c in given]  # one order, so one plan, however they are listed
     selected = select_cases(protocol, domain, case_ids)
     if not selected:
-        given = {"--protocol": protocol, "--domain": domain, "--cases": case_ids}
-        raise fail("no case is selected by " + " ".join(f"{k} {v}" for k, v in given.items() if v is not None))
+        named = {"--protocol": protocol, "--domain": domain, "--cases": case_ids}
+        raise fail("no case is selected by " + " ".join(f"{k} {v}" for k, v in named.items() if v is not None))
     jobs = plan(selected, conditions, repeat)
     if not jobs:
         raise fail(

@@ -62,7 +62,7 @@ def run_config_for(
     if model is not None and harness == "lean":
         endpoint = lean_endpoint(model, args)
         lean = {"model_args": endpoint.params, "endpoint": public_url(endpoint.base_url)}
-        return base.model_copy(update={"agent": model, "harness": "lean", "model": model, **lean})
+        return base.model_copy(update={"agent": label or model, "harness": "lean", "model": model, **lean})
     if model is not None:
         check_inspect_model(model)
         model_url = args.get("base_url")
@@ -72,7 +72,7 @@ def run_config_for(
         }
         if harness in CLI_HARNESSES:
             update["sandbox"] = sandbox
-        return base.model_copy(update={"agent": model, "harness": harness, "model": model, **update})
+        return base.model_copy(update={"agent": label or model, "harness": harness, "model": model, **update})
     try:
         return base.model_copy(update={"agent": get_agent(base.agent).name})
     except KeyError as exc:

@@ -71,6 +71,7 @@ def run_with_inspect(
     max_failures: int = MAX_CONSECUTIVE_FAILURES,
     sandbox_binds: tuple[str, ...] = (),
     sandbox_path: tuple[str, ...] = (),
+    label: str | None = None,
 ) -> None:
     """Play `pending` (the planned episodes not yet completed) through Inspect into `store`, with
     the ReAct loop or a family CLI (`harness`, sandboxed unless `sandbox` is False). `generation`
@@ -92,6 +93,7 @@ def run_with_inspect(
         max_runtime_failures=max_failures,
         sandbox_bind=list(sandbox_binds),
         sandbox_path=list(sandbox_path),
+        label=label,
     )
     limits: dict[str, Any] = {"max_retries": call_retries}
     if call_timeout is not None:

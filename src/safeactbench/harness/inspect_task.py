@@ -216,10 +216,12 @@ def evidence_scorer(
     conditions: list[str] | None = None,
     filters: dict[str, str | None] | None = None,
     planned: int = 0,
+    label: str | None = None,
 ) -> Scorer:
-    """Exact case success by replay; appends the episode to `run_dir`'s store when given. A run
-    directory that `safeactbench run` did not create (plain `inspect eval -T run_dir=...`) is
-    created at the first score, pinned to that sample's model and the task's conditions and filters."""
+    """Exact case success by replay; appends the episode to `run_dir`'s store when given, recorded
+    under `label` (default: the sample's model). A run directory that `safeactbench run` did not
+    create (plain `inspect eval -T run_dir=...`) is created at the first score, pinned to that
+    sample's model and the task's conditions and filters."""
     store = RunStore(Path(run_dir)) if run_dir else None
 
     def pin(record: EpisodeRecord) -> RunConfig:
@@ -243,7 +245,7 @@ def evidence_scorer(
         if store is not None:
             record = EpisodeRecord.for_case(
                 case,
-                agent=str(state.model),
+                agent=label or str(state.model),
                 harness=harness,
                 model=str(state.model),
                 repetition=repetition,
@@ -302,6 +304,7 @@ def safeactbench(
     suite: str | None = None,
     sandbox_bind: str | list[str] | None = None,
     sandbox_path: str | list[str] | None = None,
+    label: str | None = None,
 ) -> Task:
     """SafeActBench. Filters are comma-separated. `samples` names a file of sample ids
     (`CASE|condition|repetition`, one per line) to play instead of the filters: `safeactbench run`
@@ -313,7 +316,8 @@ def safeactbench(
     `suite` is a suite directory (default: $SAFEACTBENCH_SUITE, else the packaged suite).
     `sandbox_bind` (host paths shown read-only) and `sandbox_path` (directories put first on PATH)
     reach a family CLI's sandbox; by default the CLI is found on this machine's PATH and shown so.
-    `run_dir` also holds a family CLI's episode work directories and logs (`work/TOKEN/`)."""
+    `run_dir` also holds a family CLI's episode work directories and logs (`work/TOKEN/`); its
+    episodes are recorded under `label` (`run --label`; default: the model's name)."""
     from .family_cli import DEFAULT_TIMEOUT_S, FAMILY_CLIS, FamilySettings, cli_episode
 
     if suite is not None:
@@ -337,7 +341,7 @@ def safeactbench(
             for c in played(selected, conditions or ["original"])
         ]
     filters = {"protocol": protocol, "domain": domain, "cases": cases}
-    label = "inspect" if harness == "react" else harness
+    harness_name = "inspect" if harness == "react" else harness
     if harness == "react":
         play = episode_loop(tool_choice, int(max_runtime_failures))
     else:
@@ -347,9 +351,9 @@ def safeactbench(
     return Task(
         dataset=MemoryDataset(chosen, name="safeactbench"),
         solver=play,
-        scorer=evidence_scorer(run_dir, label, conditions or ["original"], filters, len(chosen)),
+        scorer=evidence_scorer(run_dir, harness_name, conditions or ["original"], filters, len(chosen), label),
         time_limit=time_limit,
-        metadata={"prompt_version": PROMPT_VERSION, "harness": label, "sandbox": sandbox},
+        metadata={"prompt_version": PROMPT_VERSION, "harness": harness_name, "sandbox": sandbox},
     )
 
 

@@ -89,7 +89,7 @@ async def play_episode(job: Job, client: ChatClient, label: str) -> EpisodeRecor
     record: dict[str, Any] = {
         "agent": label,
         "harness": HARNESS,
-        "model": label,
+        "model": client.endpoint.model,
         "repetition": job.repetition,
         "seed": job.seed,
     }
