@@ -92,3 +92,31 @@ def test_kills_resumes_and_races_end_with_every_episode_once(
     assert RunStore(out).completed_keys() == {(c.id, "original", 0) for c in CASES}
     for record in records:
         assert record.status == "completed" and record.verdict == clean_verdicts[record.case_id], record.case_id
+
+
+@pytest.mark.parametrize("path", ["inspect", "lean"])
+def test_ctrl_c_stores_what_finished_exits_130_and_resume_completes(endpoint: str, path: str, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    model = (
+        ["--model", "safeactbench/reference", "--model-arg", "latency=0.2"]
+        if path == "inspect"
+        else ["--model", "served", "--harness", "lean", "--model-arg", f"base_url={endpoint}"]
+    )
+    few = CASES[:6]
+    command = [sys.executable, "-m", "safeactbench", "run", *model, "--cases", ",".join(c.id for c in few),
+               "--max-concurrency", "2", "--no-report", "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    episodes = out / "episodes.jsonl"
+    for _ in range(600):  # until the first episode is stored (bounded; no assertion on the time it takes)
+        if episodes.exists() and episodes.read_bytes().count(b"\n") >= 1:
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 130, stderr
+    assert "interrupted:" in stderr and "--resume" in stderr and "eval-retry" not in stderr.split("interrupted:")[1]
+    stored = {r.key for r in read_episodes(episodes)}
+    assert 1 <= len(stored) <= len(few)
+    done = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert RunStore(out).completed_keys() == {(c.id, "original", 0) for c in few}

@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from ..agents import AGENTS
 from ..harness.generation import CallPolicy
-from ..harness.runtime import MAX_CONSECUTIVE_FAILURES, RunStopped
+from ..harness.runtime import MAX_CONSECUTIVE_FAILURES, RunInterrupted, RunStopped
 from ..runs.runconfig import (
     CLI_HARNESSES,
     EXECUTION_ARGS,
@@ -243,6 +243,13 @@ def run(
     except RunStopped as exc:
         finish(store)
         raise fail(f"{exc.message}\n{STORED_SO_FAR}", 1) from None
+    except (KeyboardInterrupt, RunInterrupted):
+        meta = finish(store)
+        err.print(
+            f"interrupted: {meta['completed']} of {meta['planned']} episodes stored in {escape(str(store.directory))}; "
+            "continue the run with the same command and --resume"
+        )
+        raise typer.Exit(130) from None
     finally:
         store.release()
     console.print(ecs_table(store.rows(), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)"))

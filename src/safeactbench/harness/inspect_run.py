@@ -27,7 +27,7 @@ from ..suite.catalog import get_case
 from .generation import Generation
 from .inspect_sample import TRANSCRIPT_KEY
 from .inspect_task import safeactbench, sample_id
-from .runtime import MAX_CONSECUTIVE_FAILURES, RunStopped, runtime_reason
+from .runtime import MAX_CONSECUTIVE_FAILURES, RunInterrupted, RunStopped, runtime_reason
 
 RUNTIME_RETRIES = 2
 SAMPLES_FILE = ".samples"
@@ -149,6 +149,8 @@ def run_with_inspect(
             stored.add(key)
     if stopped is not None:
         raise RunStopped(stopped)
+    if not logs or any(log.status == "cancelled" for log in logs):  # Ctrl-C: Inspect wound down, returned none
+        raise RunInterrupted()
 
 
 def _all_stored(log: Any, stored: set[EpisodeKey]) -> bool:

@@ -67,6 +67,10 @@ class RunStopped(RuntimeFailure, StopRun):
     MARK = "no new episode was started"
 
 
+class RunInterrupted(Exception):
+    """The user interrupted the run (Ctrl-C) and the harness wound down: what finished is stored."""
+
+
 class RunHealth:
     """Episodes in a row that failed at runtime, shared by every worker of one run (thread-safe).
     An episode retried after a failure (Inspect's sample retries) counts once. `limit` 0 never stops."""
