@@ -460,3 +460,14 @@ def test_scripted_model_calls_prefixed_tool_names(tmp_path: Any) -> None:
     assert sample.scores is not None and sample.scores["evidence_scorer"].value == 1
     trajectory = Trajectory.model_validate(sample.store["safeactbench:trajectory"])
     assert trajectory.model_dump() == reference(case).model_dump()
+
+
+@pytest.mark.parametrize(("idle_exit", "max_seconds", "reason"), [(0.3, 600.0, "idle"), (0.0, 0.5, "max_seconds")])
+def test_the_server_stops_when_idle_unless_told_never(idle_exit: float, max_seconds: float, reason: str) -> None:
+    """`--idle-exit S` stops a server nobody talks to; `--idle-exit 0` never does (there only the
+    `--max-seconds` limit can stop it)."""
+    from safeactbench.harness.agent_server import ServerConfig, serve
+
+    config = ServerConfig("reference", idle_exit=idle_exit, max_seconds=max_seconds)
+    result = asyncio.run(serve(config, 0, None, lambda _: None))
+    assert result.stop_reason == reason

@@ -46,7 +46,9 @@ def serve_agent(
     fail_status: Annotated[int, typer.Option(min=400, max=599, help="HTTP status of those errors")] = 500,
     seed: Annotated[int, typer.Option(help="seed of the latency jitter")] = 1,
     max_seconds: Annotated[float, typer.Option(min=0, help="stop after this many seconds")] = 3600.0,
-    idle_exit: Annotated[float, typer.Option(min=0, help="stop after this many seconds without a request")] = 600.0,
+    idle_exit: Annotated[
+        float, typer.Option(min=0, help="stop after this many seconds without a request (0: never)")
+    ] = 600.0,
     stats: Annotated[Path | None, typer.Option(help="write the server's statistics (JSON) here on exit")] = None,
     suite: SuiteOption = None,
 ) -> None:

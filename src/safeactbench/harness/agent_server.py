@@ -224,7 +224,7 @@ class AgentServer:
             now = time.monotonic()
             if now - self.started > self.config.max_seconds:
                 self.stop("max_seconds")
-            elif now - self.last_activity > self.config.idle_exit:
+            elif self.config.idle_exit and now - self.last_activity > self.config.idle_exit:  # 0: never
                 self.stop("idle")
 
 
