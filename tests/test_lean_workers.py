@@ -106,8 +106,8 @@ def test_sigkill_to_the_parent_kills_its_workers_and_their_requests_stop(tmp_pat
     with served(latency=0.2) as url, run_under_way(url, tmp_path / "run") as (process, workers):
         os.kill(process.pid, signal.SIGKILL)  # no clean-up runs in the parent: the OS has to do it
         process.wait(timeout=10)
-        assert still_alive(workers, within=5) == []
-        time.sleep(0.3)  # requests already on the wire reach the server
+        assert still_alive(workers, within=30) == []
+        time.sleep(1.0)  # requests already on the wire reach the server (a settle, not a measurement)
         sent = requests_served(url)
         time.sleep(1.0)  # five times the latency: a live worker would have sent more
         assert requests_served(url) == sent
@@ -120,7 +120,7 @@ def test_sigterm_to_the_parent_stops_its_workers_and_the_run_resumes(tmp_path: P
         with run_under_way(url, out) as (process, workers):
             os.kill(process.pid, signal.SIGTERM)
             code = process.wait(timeout=10)
-            assert still_alive(workers, within=5) == []
+            assert still_alive(workers, within=30) == []
             assert code == 128 + signal.SIGTERM  # an exit through its clean-up, not death by the signal
         survived = {r.key for r in read_episodes(path)}
         assert 0 < len(survived) < PLANNED
