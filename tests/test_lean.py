@@ -225,7 +225,7 @@ def test_refused_requests_stop_the_run_and_keep_what_is_stored(tmp_path: Path) -
     assert json.loads((tmp_path / "run" / "run.json").read_text())["completed"] == 0
 
 
-def test_an_endpoint_that_is_down_stops_the_run_after_five_failures_in_a_row(tmp_path: Path) -> None:
+def test_an_endpoint_that_is_down_stops_the_run_at_its_first_failure(tmp_path: Path) -> None:
     import socket
 
     with socket.socket() as probe:  # a port nothing listens on
@@ -234,10 +234,21 @@ def test_an_endpoint_that_is_down_stops_the_run_after_five_failures_in_a_row(tmp
     code, output = lean(url, tmp_path / "run", "--protocol", "V1", "--max-concurrency", "2",
                           "--model-arg", "max_retries=1")  # fmt: skip
     assert code == 1, output
+    assert "the model endpoint is gone" in output and "--resume" in output
+    records = read_episodes(tmp_path / "run" / "episodes.jsonl")
+    assert 1 <= len(records) <= 2 and all(r.status == "missing" for r in records)  # the episodes in flight
+    assert all("server_unreachable: ClientConnectorError" in (r.missing_reason or "") for r in records)
+
+
+def test_an_endpoint_that_keeps_failing_stops_the_run_after_five_failures_in_a_row(tmp_path: Path) -> None:
+    with served("reference", "--fail", "1000", "--fail-status", "500") as url:  # there, and failing every call
+        code, output = lean(url, tmp_path / "run", "--protocol", "V1", "--max-concurrency", "2",
+                            "--model-arg", "max_retries=0")  # fmt: skip
+    assert code == 1, output
     assert "episodes in a row failed at runtime" in output and "--resume" in output
     records = read_episodes(tmp_path / "run" / "episodes.jsonl")
     assert 5 <= len(records) <= 6 and all(r.status == "missing" for r in records)
-    assert all("server_unreachable: ClientConnectorError" in (r.missing_reason or "") for r in records)
+    assert all("runtime_error: HTTP 500" in (r.missing_reason or "") for r in records)
 
 
 def test_bad_arguments_are_named_before_anything_runs(tmp_path: Path) -> None:

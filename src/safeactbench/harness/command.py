@@ -53,7 +53,7 @@ from ..core.trajectory import Trajectory
 from ..runs.runner import Job, StopRun, now_iso
 from ..runs.store import EpisodeRecord
 from .bwrap_sandbox import WORKDIR, WRITABLE, BwrapConfig, BwrapSandbox, prepare_root
-from .episode_net import Upstream, is_local, listen_in, upstream_of
+from .episode_net import Upstream, is_local, listen_in, unreachable, upstream_of
 from .gateway import EpisodeLink, Gateway
 from .mcp_server import SERVER_NAME, write_trajectory
 from .outcome import EpisodeEnd, missing_reason
@@ -134,7 +134,10 @@ class CommandHarness:
         self.settings = settings
         if settings.base_url and settings.sandbox:
             upstream_of(settings.base_url)  # a URL the sandbox cannot reach fails here, before any episode
-        self.health = RunHealth(settings.max_failures)
+        url = settings.base_url
+        self.health = RunHealth(
+            settings.max_failures, probe=None if url is None else lambda: unreachable(url, seconds=2)
+        )
         self.gateway = Gateway()
         self._interrupted = threading.Event()
         self._live: set[str] = set()  # sandbox ids of running episodes

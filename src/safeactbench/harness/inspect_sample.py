@@ -11,6 +11,7 @@ from inspect_ai.solver import Generate, Solver, TaskState
 from ..core.model import Case
 from ..runs.runner import now_iso
 from ..suite.catalog import get_case
+from .episode_net import unreachable
 from .runtime import RunHealth, RunStopped, RuntimeFailure, runtime_reason
 
 TRAJECTORY_KEY = "safeactbench:trajectory"
@@ -32,7 +33,7 @@ def supervised(play: Callable[[TaskState], Awaitable[None]], max_failures: int) 
     """`play` as a solver under the run's health: a model call that fails after Inspect's retries
     fails the sample with a `RuntimeFailure` whose message is the missing reason (never an agent
     that stopped); once `max_failures` episodes in a row failed so, no new episode starts."""
-    health = RunHealth(max_failures)
+    health = RunHealth(max_failures, probe=_model_endpoint_probe)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         health.check()
@@ -51,3 +52,11 @@ def supervised(play: Callable[[TaskState], Awaitable[None]], max_failures: int) 
         return state
 
     return solve
+
+
+def _model_endpoint_probe() -> str | None:
+    """Why nothing answers at the sample's model endpoint, or None (also for a model without one)."""
+    from inspect_ai.model import get_model
+
+    base_url = get_model().api.base_url
+    return None if not base_url else unreachable(base_url, seconds=2)

@@ -39,6 +39,7 @@ from ..core.world import InvalidArguments, parse_arguments
 from ..runs.runner import Job, gc_thresholds, now_iso, sigterm_unwinds
 from ..runs.store import Appender, EpisodeKey, EpisodeRecord, RunStore, StoreError, stamp
 from ..suite.catalog import get_case
+from .episode_net import unreachable
 from .openai_api import ChatClient, Endpoint, EndpointError, EndpointRefused
 from .runtime import MAX_CONSECUTIVE_FAILURES, RunHealth, RunStopped
 from .tool_lists import ToolListCache
@@ -146,7 +147,7 @@ async def run_jobs(
     down), no new episode starts and RunStopped is raised, instead of failing every episode the same
     way; episodes still in flight are cancelled unstored, so `--resume` plays them."""
     queue: Iterator[Job] = iter(jobs)
-    health = RunHealth(max_failures)
+    health = RunHealth(max_failures, probe=lambda: unreachable(endpoint.base_url, seconds=2))
 
     async def worker(client: ChatClient) -> None:
         for job in queue:  # a shared iterator: each job is taken by exactly one worker

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 
 from ..runs.runner import StopRun
 
@@ -39,7 +40,7 @@ def is_context_overflow(text: str) -> bool:
 def runtime_reason(problem: str, timeout_hint: str | None = None) -> str:
     """`CLASS: problem` for a runtime failure described by `problem`; `timeout_hint` names the
     timeout that applies (e.g. `the per-call timeout of 600 s, --call-timeout`)."""
-    problem = " ".join(problem.split()) or "no detail"
+    problem = _readable(" ".join(problem.split())) or "no detail"
     if problem.split(":", 1)[0] in (*CLASSES, *HARNESS_CLASSES):
         return problem
     if is_context_overflow(problem):
@@ -50,6 +51,17 @@ def runtime_reason(problem: str, timeout_hint: str | None = None) -> str:
         hint = f" ({timeout_hint})" if timeout_hint else ""
         return f"timeout: {problem}{hint}"
     return f"runtime_error: {problem}"
+
+
+_RETRY_REPR = re.compile(r"RetryError\[<Future at 0x[0-9a-f]+ state=\w+ raised (\w+)>\]")
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+def _readable(problem: str) -> str:
+    """A reason without Python reprs: tenacity's `RetryError[<Future ... raised X>]` says which
+    error the retries ended in; object addresses say nothing."""
+    problem = _RETRY_REPR.sub(lambda m: f"{m.group(1)} (on every retry)", problem)
+    return _ADDRESS.sub("", problem)
 
 
 class RuntimeFailure(RuntimeError):
@@ -75,10 +87,12 @@ class RunHealth:
     """Episodes in a row that failed at runtime, shared by every worker of one run (thread-safe).
     An episode retried after a failure (Inspect's sample retries) counts once. `limit` 0 never stops."""
 
-    def __init__(self, limit: int = MAX_CONSECUTIVE_FAILURES) -> None:
+    def __init__(self, limit: int = MAX_CONSECUTIVE_FAILURES, probe: Callable[[], str | None] | None = None) -> None:
         self.limit = limit
+        self.probe = probe  # why nothing answers at the endpoint (a TCP connect), or None when something does
         self.failing: set[object] = set()  # episodes failed since the last one that completed
         self.last: str | None = None
+        self.gone: str | None = None  # the endpoint is not there at all: no episode can succeed
         self._lock = threading.Lock()
 
     def completed(self) -> None:
@@ -86,15 +100,25 @@ class RunHealth:
             self.failing.clear()
 
     def failed(self, episode: object, reason: str) -> None:
+        """An episode failed at runtime. When it could not reach the endpoint and nothing listens
+        there any more, the run stops at once (unless `limit` is 0): every further episode would
+        spend its retries on a server that is gone."""
+        gone = self.probe() if self.probe is not None and reason.startswith("server_unreachable") else None
         with self._lock:
             self.failing.add(episode)
             self.last = reason
+            self.gone = self.gone or gone
 
     @property
     def stopped(self) -> bool:
-        return bool(self.limit) and len(self.failing) >= self.limit
+        return bool(self.limit) and (len(self.failing) >= self.limit or self.gone is not None)
 
     def message(self) -> str:
+        if self.gone is not None:
+            return (
+                f"stopped: the model endpoint is gone ({self.gone}; the last episode: {self.last}); "
+                f"{RunStopped.MARK}. Start the model server, then rerun with --resume"
+            )
         return (
             f"stopped: the last {len(self.failing)} episodes in a row failed at runtime (the last: {self.last}); "
             f"{RunStopped.MARK}. Fix the model endpoint, then rerun with --resume "
