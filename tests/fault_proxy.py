@@ -30,6 +30,7 @@ class FaultProxy:
         upstream: str,
         *,
         overflow_after: int | None = None,
+        overflow_status: int = 400,
         reject_null_content: bool = False,
         die_after: int | None = None,
         text_calls: bool = False,
@@ -37,6 +38,7 @@ class FaultProxy:
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.overflow_after = overflow_after
+        self.overflow_status = overflow_status  # llama-cpp-python answers an overflow with HTTP 500
         self.reject_null_content = reject_null_content
         self.die_after = die_after
         self.text_calls = text_calls
@@ -70,7 +72,7 @@ class FaultProxy:
     def _fault(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         messages = body.get("messages") or []
         if self.overflow_after is not None and len(messages) > self.overflow_after:
-            return 400, {
+            return self.overflow_status, {
                 "error": {
                     "message": f"This model's maximum context length is 2048 tokens; the messages ({len(messages)}) "
                     "exceed it.",

@@ -72,9 +72,12 @@ def test_generation_settings_reach_every_request_and_transcripts_are_kept(
         assert all(turn.usage.get("input_tokens", 0) > 0 for turn in record.transcript)
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_context_overflow_is_missing_and_never_replayed(path: str, upstream: str, tmp_path: Path) -> None:
-    with FaultProxy(upstream, overflow_after=4) as proxy:  # the third model call of an episode overflows
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("inspect", 400), ("lean", 400), ("lean", 500)],  # 500: as llama-cpp-python answers
+)
+def test_context_overflow_is_missing_and_never_replayed(path: str, status: int, upstream: str, tmp_path: Path) -> None:
+    with FaultProxy(upstream, overflow_after=4, overflow_status=status) as proxy:  # the third call overflows
         done = run(path, proxy.base_url, tmp_path, "--cases", ",".join(V2), "--call-retries", "2")
     assert done.returncode == 1, done.stderr  # nothing completed
     records = read_episodes(tmp_path / "episodes.jsonl")

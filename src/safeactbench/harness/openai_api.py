@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from ..runs.runconfig import public_url
-from .runtime import runtime_reason
+from .runtime import is_context_overflow, runtime_reason
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -236,6 +236,8 @@ class ChatClient:
                 elif status in REFUSED:
                     where = public_url(self.endpoint.url)
                     raise EndpointRefused(f"HTTP {status} from {where}: {error_text(payload)}")
+                elif is_context_overflow(error_text(payload)):  # deterministic, whatever the status: never retried
+                    raise EndpointError(runtime_reason(f"HTTP {status}: {error_text(payload)}"))
                 elif status in (408, 409, 429) or status >= 500:
                     problem = f"HTTP {status}: {error_text(payload)}"
                 else:
