@@ -2,7 +2,10 @@
 body and misbehaves as real servers do.
 
 - `overflow_after=N`: a request with more than N messages gets HTTP 400 `context_length_exceeded`
-  (OpenAI's and vLLM's shape for a conversation longer than the context window);
+  (OpenAI's and vLLM's shape for a conversation longer than the context window; `overflow_status`
+  500 as llama-cpp-python answers it);
+- `reject_tool_choice=VALUE`: a request with that `tool_choice` gets HTTP 500 (llama-cpp-python 0.3
+  and `required`);
 - `reject_null_content`: an assistant message with `"content": null` gets HTTP 500 (as
   llama-cpp-python's server answers it);
 - `die_after=N`: after N completions the server is gone: the listening socket closes and every
@@ -34,6 +37,7 @@ class FaultProxy:
         reject_null_content: bool = False,
         die_after: int | None = None,
         text_calls: bool = False,
+        reject_tool_choice: str | None = None,
         port: int = 0,
     ) -> None:
         self.upstream = upstream.rstrip("/")
@@ -42,6 +46,7 @@ class FaultProxy:
         self.reject_null_content = reject_null_content
         self.die_after = die_after
         self.text_calls = text_calls
+        self.reject_tool_choice = reject_tool_choice  # llama-cpp-python 0.3 answers tool_choice 'required' with 500
         self.requests: list[dict[str, Any]] = []  # the JSON bodies of every POST received
         self.completions = 0
         self._lock = threading.Lock()
@@ -80,6 +85,8 @@ class FaultProxy:
                     "code": "context_length_exceeded",
                 }
             }
+        if self.reject_tool_choice is not None and body.get("tool_choice") == self.reject_tool_choice:
+            return 500, {"error": {"message": "Internal Server Error"}}
         null_content = any(m.get("role") == "assistant" and m.get("content") is None for m in messages)
         if self.reject_null_content and null_content:
             return 500, {"error": {"message": "7 validation errors for ChatCompletionRequest: Input should be ..."}}

@@ -225,3 +225,13 @@ def test_label_names_the_configuration_and_the_model_stays_the_model(path: str, 
     assert (config["agent"], config["model"]) == ("mine", model)
     assert (record.agent, record.model) == ("mine", model)
     assert record.verdict is not None and record.verdict.score == 1
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_preflight_names_the_tool_choice_a_server_accepts(path: str, upstream: str, tmp_path: Path) -> None:
+    with FaultProxy(upstream, reject_tool_choice="required") as proxy:
+        done = run(path, proxy.base_url, tmp_path / "run", "--cases", "SAB-V1-001", "--tool-choice", "required",
+                   "--call-retries", "0")  # fmt: skip
+    assert done.returncode == 2
+    assert "--tool-choice required" in done.stderr and "succeeds with --tool-choice auto" in done.stderr
+    assert not (tmp_path / "run").exists()

@@ -120,7 +120,8 @@ def run(
         str | None, typer.Option(help=f"{GEN} minimal, low, medium or high (reasoning models)")
     ] = None,
     tool_choice: Annotated[
-        str | None, typer.Option(help=f"{GEN} auto, required or none (some local servers need 'required')")
+        str | None,
+        typer.Option(help=f"{GEN} auto, required or none (servers accept different ones: the preflight says which)"),
     ] = None,
     call_timeout: Annotated[
         float | None, typer.Option(min=1, help="seconds per model call attempt (default: 600 lean, provider's)")

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from typing import Any
 
 from ..runs.runconfig import public_url
 from .episode_net import unreachable
 from .generation import Generation
 from .openai_api import ChatClient, Endpoint, EndpointError
+from .runtime import readable
 from .transcript import looks_like_tool_call
 
 PROBE_TOOL = "report_status"
@@ -32,14 +34,16 @@ NO_PROBE_PROVIDERS = {"safeactbench", "mockllm", "none"}  # offline providers: n
 
 TEXT_CALL_HINT = (
     "the model wrote the call as text instead of a tool call: the server does not parse this model's "
-    "tool calls (llama.cpp: start llama-server with --jinja; llama-cpp-python: chat_format "
-    "chatml-function-calling and --tool-choice required; vLLM: --enable-auto-tool-choice "
-    "--tool-call-parser NAME; Ollama: a model whose template supports tools)"
+    "tool calls (llama.cpp: start llama-server with --jinja; llama-cpp-python: start its server with "
+    "--chat_format chatml-function-calling; vLLM: --enable-auto-tool-choice --tool-call-parser NAME; "
+    "Ollama: a model whose template supports tools); a small model may write calls as text whatever "
+    "the server does (the report counts such replies)"
 )
 NO_CALL_HINT = (
     "the model answered without calling the offered tool: the server may drop tools unless "
-    "tool_choice is set (llama-cpp-python), or the model does not call tools; try --tool-choice "
-    "required, or pass --no-preflight to run anyway"
+    "tool_choice is set, or the model does not call tools; try --tool-choice auto or required "
+    "(servers accept different ones: the preflight says which when one fails), or pass "
+    "--no-preflight to run anyway"
 )
 
 
@@ -77,23 +81,52 @@ def _reachable(base_url: str) -> None:
         )
 
 
-async def _lean(endpoint: Endpoint) -> None:
-    tools = [
+PROBE_TOOLS = json.dumps(
+    [
         {
             "type": "function",
             "function": {"name": PROBE_TOOL, "description": PROBE_DESCRIPTION, "parameters": PROBE_SCHEMA},
         }
     ]
+)
+TOOL_CHOICES = ("auto", "required", "none")
+
+
+async def _lean(endpoint: Endpoint) -> None:
     async with ChatClient(endpoint, connections=1) as client:
         try:
-            reply = await client.complete([{"role": "user", "content": PROBE_PROMPT}], json.dumps(tools), "preflight")
+            reply = await client.complete([{"role": "user", "content": PROBE_PROMPT}], PROBE_TOOLS, "preflight")
         except EndpointError as exc:
             served = await _served_models(client)
             listing = f"; the endpoint serves: {', '.join(served)}" if served else ""
             if served and endpoint.model not in served:
                 listing = f"; model {endpoint.model!r} is not among those it serves: {', '.join(served)}"
+            asked = endpoint.params.get("tool_choice")
+            accepted = None if asked is None or listing else await _accepted_tool_choice(endpoint, str(asked))
+            if accepted is not None:
+                raise PreflightError(
+                    f"the endpoint failed the test request with --tool-choice {asked} ({exc}) and succeeds with "
+                    f"{accepted}: pass that instead"
+                ) from None
             raise PreflightError(f"the endpoint failed the test request: {exc}{listing}") from None
     check_reply(reply.text, [call.name for call in reply.tool_calls])
+
+
+async def _accepted_tool_choice(endpoint: Endpoint, asked: str) -> str | None:
+    """The first other tool choice (or none sent at all) the endpoint answers the probe with, one
+    attempt each, as the option that sets it; None when it answers none of them."""
+    others = [choice for choice in (*TOOL_CHOICES, None) if choice != asked]
+    for choice in others:
+        params = {k: v for k, v in endpoint.params.items() if k != "tool_choice"}
+        if choice is not None:
+            params["tool_choice"] = choice
+        async with ChatClient(replace(endpoint, params=params, max_retries=0), connections=1) as client:
+            try:
+                await client.complete([{"role": "user", "content": PROBE_PROMPT}], PROBE_TOOLS, "preflight")
+            except EndpointError:
+                continue
+        return "no --tool-choice" if choice is None else f"--tool-choice {choice}"
+    return None
 
 
 async def _served_models(client: ChatClient) -> list[str]:
@@ -124,7 +157,20 @@ def preflight_inspect(
     except PreflightError:
         raise
     except Exception as exc:  # whatever the provider raises: its message is what the user needs
-        raise PreflightError(_inspect_hint(model, model_args, f"{type(exc).__name__}: {exc}")) from None
+        problem = readable(f"{type(exc).__name__}: {exc}")
+        asked = generation.tool_choice
+        for choice in () if asked is None else [c for c in (*TOOL_CHOICES, None) if c != asked]:
+            other = generation.model_copy(update={"tool_choice": choice})
+            try:
+                asyncio.run(_inspect(model, model_args, other, call_timeout, 0))
+            except Exception:
+                continue
+            accepted = "no --tool-choice" if choice is None else f"--tool-choice {choice}"
+            raise PreflightError(
+                f"the test request failed with --tool-choice {asked} ({problem}) and succeeds with {accepted}: "
+                "pass that instead"
+            ) from None
+        raise PreflightError(_inspect_hint(model, model_args, problem)) from None
     check_reply(text, called)
 
 
@@ -140,7 +186,7 @@ async def _inspect(
     config = GenerateConfig(max_retries=retries, attempt_timeout=timeout, **generation.inspect_config())
     api = get_model(model, base_url=None if base_url is None else str(base_url), config=config, **args)
     tool = ToolInfo(name=PROBE_TOOL, description=PROBE_DESCRIPTION, parameters=ToolParams.model_validate(PROBE_SCHEMA))
-    choice: Any = "any" if generation.tool_choice == "required" else None
+    choice: Any = {"required": "any", "auto": "auto", "none": "none"}.get(generation.tool_choice or "")
     output = await api.generate([ChatMessageUser(content=PROBE_PROMPT)], tools=[tool], tool_choice=choice)
     if output.stop_reason == "model_length":
         raise PreflightError(f"the model's context is too small for even the test request: {output.message.text}")

@@ -40,7 +40,7 @@ def is_context_overflow(text: str) -> bool:
 def runtime_reason(problem: str, timeout_hint: str | None = None) -> str:
     """`CLASS: problem` for a runtime failure described by `problem`; `timeout_hint` names the
     timeout that applies (e.g. `the per-call timeout of 600 s, --call-timeout`)."""
-    problem = _readable(" ".join(problem.split())) or "no detail"
+    problem = readable(" ".join(problem.split())) or "no detail"
     if problem.split(":", 1)[0] in (*CLASSES, *HARNESS_CLASSES):
         return problem
     if is_context_overflow(problem):
@@ -57,7 +57,7 @@ _RETRY_REPR = re.compile(r"RetryError\[<Future at 0x[0-9a-f]+ state=\w+ raised (
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
-def _readable(problem: str) -> str:
+def readable(problem: str) -> str:
     """A reason without Python reprs: tenacity's `RetryError[<Future ... raised X>]` says which
     error the retries ended in; object addresses say nothing."""
     problem = _RETRY_REPR.sub(lambda m: f"{m.group(1)} (on every retry)", problem)
