@@ -93,7 +93,8 @@ def write_suite_report(path: Path) -> None:
             baselines[name] = {k: (sum(v), len(v)) for k, v in rates.items()}
             paired = paired_ecs(played_records)
             harmful = harmful_action_rates(played_records, {c.id: c.protocol.value for c in suite})
-            judgement[name] = {f"paired {p}": (int(paired[p].successes), paired[p].n) for p in ACTING}
+            # a protocol the suite lacks (or whose cases have no twins) has no pair: no entry
+            judgement[name] = {f"paired {p}": (int(paired[p].successes), paired[p].n) for p in ACTING if p in paired}
             judgement[name].update({f"harmful {k}": (int(r.successes), r.n) for k, r in harmful.items()})
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_report(suite_statistics(suite, lint_case), baselines, judgement), encoding="utf-8")

@@ -19,10 +19,13 @@ from .context import Context
 def static_gap_section(ctx: Context) -> Section:
     rows = []
     data: dict[str, Any] = {}
+    unpaired = []  # configurations with static renderings but none of the interactive episodes they render
     for c in ctx.configs:
         records = c.scored(None)
-        pairs = static_pairing(records, STATIC_CONDITIONS)
+        units = {(r.case_id, r.condition) for r in records}
+        pairs = [pair for pair in static_pairing(records, STATIC_CONDITIONS) if pair[1] in units]
         if not pairs:
+            unpaired += [c.label] if any(cond in STATIC_CONDITIONS for _, cond in units) else []
             continue
         static_rs = records.where(condition_in(*STATIC_CONDITIONS))
         inter_rs = records.where(lambda r: r.condition not in STATIC_CONDITIONS)
@@ -58,6 +61,12 @@ def static_gap_section(ctx: Context) -> Section:
         "case played original / withheld / contradicted."
     )
     section = Section("static-gap", "Static vs interactive gap", intro=intro)
+    if unpaired:
+        rendered = ", ".join(f"{s} ↔ {i}" for s, i in STATIC_CONDITIONS.items())
+        section.notes.append(
+            f"{', '.join(unpaired)} played static renderings but not the interactive episodes they render "
+            f"({rendered}): no gap to measure."
+        )
     if rows:
         section.tables.append(
             Table(
@@ -76,7 +85,7 @@ def static_gap_section(ctx: Context) -> Section:
                 text_columns=(0, 1),
             )
         )
-    else:
+    elif not unpaired:
         section.notes.append(
             "No run contains static renderings of its interactive cases (run with "
             "--condition original,static,... to measure the gap)."
@@ -157,6 +166,14 @@ def paired_section(ctx: Context) -> Section:
         name = f"{config_a.model}: {config_a.harness} − {config_b.harness}" if by_harness else f"{a} − {b}"
         forest_rows.append((name, d.estimate, d.low, d.high))
     ctx.data["paired"] = data
+    disjoint = [
+        f"{a.label} − {b.label}" for (a, b), item in zip(ctx.pairs, data, strict=True) if not item["common_cases"]
+    ]
+    if disjoint:
+        section.notes.append(
+            f"No interactive case scored by both configurations in the original condition: {'; '.join(disjoint)} "
+            "(–: nothing to compare)."
+        )
     heads = ["Model", "Harness A", "Harness B"] if by_harness else ["A", "B"]
     section.tables.append(
         Table(

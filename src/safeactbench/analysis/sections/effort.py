@@ -11,7 +11,7 @@ from ..formatting import DASH, ci_text, iv_json, pct
 from ..intervention_metrics import info_calls_by_outcome
 from ..metrics import INTERACTIVE_NAMES, PROTOCOL_NAMES
 from ..structure import Cell, Figure, Section, Table
-from .context import Context
+from .context import Context, notes_of
 
 COST_COLUMNS = ["Configuration", "Episodes", "Input tokens / ep.", "Output tokens / ep.", "Model calls / ep.",
                 "Wall time / ep. (s)", "Tokens (total)", "Wall time (total, min)", "ECS (%)"]  # fmt: skip
@@ -69,6 +69,7 @@ def cost_section(ctx: Context) -> Section:
             "by_protocol": {p: _cost_json(v) for p, v in protocols.items() if v.episodes},
         }
     ctx.data["cost"] = data
+    section.notes += notes_of(ctx.original_note("the ECS column"))
     section.tables.append(
         Table(
             "cost-table",
@@ -157,8 +158,14 @@ def retrieval_section(ctx: Context) -> Section:
             )
             data[c.label][p] = {"all": iv_json(every), "success": iv_json(won), "failure": iv_json(lost)}
     ctx.data["retrieval"] = data
+    legacy_only = [x for x in ctx.labels if not data[x] and x not in ctx.unscored]
+    section.notes += notes_of(ctx.original_note("retrieval effort"))
+    if legacy_only:
+        who = f" for {', '.join(legacy_only)}" if rows else ""
+        section.notes.append(
+            f"No scored interactive episode in the original condition{who}: a Legacy episode makes no information call."
+        )
     if not rows:
-        section.notes.append("No scored interactive episode in the original condition.")
         return section
     section.tables.append(
         Table(

@@ -20,7 +20,10 @@ Chosen = tuple[str, Run, EpisodeRow]  # configuration label, the run it is in, t
 def choose_episodes(ctx: Context) -> list[Chosen]:
     """The illustrative episodes: the chosen ones (`ReportError` for an unknown one), else one per
     failure mode."""
-    return _select_episodes(ctx) if ctx.episode_specs else _auto_episodes(ctx)
+    if ctx.episode_specs:
+        return _select_episodes(ctx)
+    # no scored original episode at all: illustrate the conditions played instead
+    return _auto_episodes(ctx, original=len(ctx.unscored) < len(ctx.labels))
 
 
 def _select_episodes(ctx: Context) -> list[Chosen]:
@@ -51,17 +54,18 @@ def _select_episodes(ctx: Context) -> list[Chosen]:
     return out
 
 
-def _auto_episodes(ctx: Context) -> list[Chosen]:
+def _auto_episodes(ctx: Context, original: bool = True) -> list[Chosen]:
     """One episode per (protocol, failure mode), the configurations taking turns; of a configuration,
-    its first such episode by case and repetition (original condition)."""
-    first: dict[tuple[str, str, str], tuple[tuple[str, int, int], Run, EpisodeRow]] = {}
+    its first such episode by case and repetition (original condition; with `original` False, of any
+    condition, by case, condition and repetition)."""
+    first: dict[tuple[str, str, str], tuple[tuple[str, str, int, int], Run, EpisodeRow]] = {}
     for c in ctx.configs:
         for index, run in enumerate(c.runs):
             for r in run.records:
-                if r.condition != ORIGINAL or r.verdict is None or r.trajectory is None:
+                if (original and r.condition != ORIGINAL) or r.verdict is None or r.trajectory is None:
                     continue
                 key = (c.label, r.protocol.value, r.verdict.failure_mode or "")
-                order = (r.case_id, r.repetition, index)
+                order = (r.case_id, r.condition, r.repetition, index)
                 if key not in first or order < first[key][0]:
                     first[key] = (order, run, r)
     out: list[Chosen] = []
@@ -104,6 +108,8 @@ def trajectories_section(ctx: Context, chosen: list[Chosen]) -> Section:
         section.blocks.append(Block(f"{title} — {mode}", render_episode(trajectory, r.verdict)))
     if not chosen:
         section.notes.append("No failed episode to illustrate.")
+    elif not ctx.episode_specs and len(ctx.unscored) == len(ctx.labels):
+        section.notes.append("No episode was scored in the original condition: these come from the conditions played.")
     return section
 
 

@@ -20,18 +20,21 @@ from ..metrics import (
     premature_action_rate,
 )
 from ..structure import Cell, Figure, Section, Table
-from .context import Context
+from .context import Context, notes_of
 
 
 def evidence_section(ctx: Context) -> Section:
     rows = []
     data = {}
+    uninvestigated = []  # configurations with a scored original episode, none of them interactive
     for x in ctx.labels:
         rs = ctx.original[x]
         par, cas = premature_action_rate(rs), conditional_action_success(rs)
         bsr, ic = blind_stop_rate(rs), investigation_completion(rs)
         costs = query_costs(rs)
         median_cost = float(np.median(costs)) if costs else None
+        if not ic.n and x not in ctx.unscored:
+            uninvestigated.append(x)
         rows.append(
             [
                 Cell(x),
@@ -105,7 +108,19 @@ def evidence_section(ctx: Context) -> Section:
         )
     ctx.data["effort"] = {"budgets": list(BUDGETS), "curves": effort_data}
     ctx.data["coverage_cdf"] = {"thresholds": list(THRESHOLDS), "curves": coverage_data}
-    return Section("evidence", "Evidence before action", tables=[table], figures=figures)
+    shown = len(uninvestigated) + len(ctx.unscored) < len(ctx.labels)  # a row with an interactive episode
+    section = Section("evidence", "Evidence before action", tables=[table] if shown else [], figures=figures)
+    section.notes += notes_of(ctx.original_note("each evidence metric"), _uninvestigated_note(uninvestigated))
+    return section
+
+
+def _uninvestigated_note(labels: list[str]) -> str | None:
+    if not labels:
+        return None
+    return (
+        f"No scored V0-V3 episode in the original condition for {', '.join(labels)}: the evidence metrics "
+        "measure an investigation, and a Legacy episode has none."
+    )
 
 
 BUDGETS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)

@@ -6,7 +6,7 @@ from .. import figures as fig
 from ..formatting import DASH, pct, rate_json
 from ..metrics import PROTOCOL_NAMES, failure_mode_shares
 from ..structure import Cell, Figure, Section, Table
-from .context import Context
+from .context import Context, notes_of
 
 
 def failure_modes_section(ctx: Context) -> Section:
@@ -53,4 +53,6 @@ def failure_modes_section(ctx: Context) -> Section:
         "wrong outcome; V1 early action / covered action failure / no action; V2-V3 gap only / partial only / "
         "gap and partial; Legacy wrong / invalid decision; 'other' for everything else (e.g. integrity failures)."
     )
-    return Section("failure-modes", "Failure modes", intro=intro, tables=tables, figures=figures)
+    section = Section("failure-modes", "Failure modes", intro=intro, tables=tables, figures=figures)
+    section.notes += notes_of(ctx.original_note("each failure-mode table"))
+    return section

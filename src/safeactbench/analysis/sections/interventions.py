@@ -24,6 +24,12 @@ from ..stats import Bootstrap
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 
+INTRO = "SPEC §8 conditions, grouped by the episode's condition."
+NO_V1 = (
+    "No V1 case was played under an intervention condition (SPEC §8 analyses V1 cases); the V2/V3 stop twins "
+    "played count in the judgement section's paired ECS and harmful-action rate."
+)
+
 
 def v1_cases(ctx: Context) -> set[str]:
     """The V1 cases among those played (the cases SPEC §8 interventions analyse): from the suite's
@@ -58,7 +64,9 @@ def interventions_section(ctx: Context) -> Section | None:
             cond: {k: v for k, v in action_by_case(recs, cond).items() if k in cases} for cond in wanted
         }
     if not per_config:  # only V2/V3 stop twins were played: the judgement section shows them
-        return None
+        return Section("interventions", "Interventions", intro=INTRO, notes=[NO_V1])
+    if not any(per_config[x][ORIGINAL] for x in per_config):  # no bar, row or curve of the original
+        wanted = list(conditions)
     units = sorted({u for cases in case_sets.values() for u in cases})
     boot = Bootstrap(units, ctx.resamples, ctx.seed, ctx.level)
     keys = [(x, cond) for x in per_config for cond in wanted]
@@ -73,6 +81,7 @@ def interventions_section(ctx: Context) -> Section | None:
     )
     rows = []
     transition_rows = []
+    unpaired: list[str] = []  # configurations that played none of these cases in the original condition
     data: dict[str, Any] = {}
     timing: dict[str, dict[str, list[float]]] = {}
     bands: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
@@ -83,7 +92,9 @@ def interventions_section(ctx: Context) -> Section | None:
         recs = c.scored(None).where(case_in(case_sets[c.label]))
         max_step = max((len(r.trajectory.steps) for r in recs if r.trajectory), default=0)
         # STUDY F-timing: the cases completed under every displayed condition, a band per curve
-        played = [cond for cond in wanted if cond == ORIGINAL or any(r.condition == cond for r in recs)]
+        played = [cond for cond in wanted if any(r.condition == cond for r in recs)]
+        if ORIGINAL not in played:
+            unpaired.append(c.label)
         common = set.intersection(*({r.case_id for r in recs if r.condition == cond} for cond in played))
         data[c.label] = {}
         timing[c.label] = {}
@@ -96,7 +107,7 @@ def interventions_section(ctx: Context) -> Section | None:
             rs = recs.where(condition_in(cond))
             episodes = rs.count()
             p = probability[(c.label, cond)]
-            red = reductions[(c.label, cond)].scaled(100.0) if cond != ORIGINAL else None
+            red = reductions[(c.label, cond)].scaled(100.0) if cond != ORIGINAL and ORIGINAL in played else None
             queried = queried_before_action(rs, tools_by_case)
             info = mean_info_calls(rs, cond)
             affected = affected_queries(rs, tools_by_case)
@@ -194,10 +205,17 @@ def interventions_section(ctx: Context) -> Section | None:
             ),
         ),
     ]
+    notes = []
+    if unpaired:
+        notes.append(
+            f"{', '.join(unpaired)} played none of these cases in the original condition: no reduction and no "
+            "transition to show (–)."
+        )
     return Section(
         "interventions",
         "Interventions",
-        intro="SPEC §8 conditions, grouped by the episode's condition.",
+        intro=INTRO,
         tables=[table, transitions_table] if transition_rows else [table],
         figures=figures,
+        notes=notes,
     )

@@ -19,13 +19,16 @@ def _cell(rate: Rate | None) -> Cell:
 
 
 def judgement_section(ctx: Context) -> Section:
-    rows, data = [], {}
+    rows, data, counted = [], {}, False
+    unpaired = []  # configurations with scored twins, none of them beside its original episode
     protocol_of = dict(ctx.protocol_of)  # a twin is played as a stop case: its case's own protocol
     protocol_of.update({case_id: case.protocol.value for case_id, case in (ctx.cases or {}).items()})
     for c in ctx.configs:
         records = c.records
         paired = paired_ecs(records)
         harmful = harmful_action_rates(records, protocol_of)
+        counted = counted or bool(paired or harmful)
+        unpaired += [c.label] if not paired and "twins" in harmful else []
         rows.append(
             [
                 Cell(c.label),
@@ -57,4 +60,20 @@ def judgement_section(ctx: Context) -> Section:
         "better. – : no such episodes in these runs (play the twins with --condition "
         "original,withheld,contradicted).",
     )
-    return Section("judgement", "Judgement: stop twins and harmful actions", tables=[table])
+    if counted:
+        section = Section("judgement", "Judgement: stop twins and harmful actions", tables=[table])
+        if unpaired:
+            section.notes.append(
+                f"No V1-V3 case was scored both in the original condition and as a stop twin by {', '.join(unpaired)}: "
+                "paired ECS has no pair there (play them together with --condition original,withheld,contradicted)."
+            )
+        return section
+    return Section(
+        "judgement",
+        "Judgement: stop twins and harmful actions",
+        notes=[
+            "No V0 episode in the original condition and no stop twin of a V1-V3 case were scored: paired ECS "
+            "and the harmful-action rate count only those (play the twins with --condition "
+            "original,withheld,contradicted)."
+        ],
+    )

@@ -13,6 +13,7 @@ from ..formatting import ci_text, excludes_zero, iv_json, pct, points
 from ..intervention_metrics import action_by_case, info_calls_by_case
 from ..metrics import ORIGINAL
 from ..runs import case_in, condition_in
+from ..stats import Bootstrap
 from ..structure import Cell, Figure, Section, Table
 from .context import Context
 from .interventions import v1_cases
@@ -58,7 +59,9 @@ def probes_section(ctx: Context) -> Section | None:
         cases, base = matched[(x, probe)], BASELINE[probe]
         pairs.append((on(per_config[x][probe][0], cases), on(per_config[x][base][0], cases)))
         pairs.append((on(per_config[x][probe][1], cases), on(per_config[x][base][1], cases)))
-    deltas = ctx.boot.paired_deltas(pairs) if pairs else []
+    # a probe case need not have been scored in the original condition (the shared bootstrap's cases)
+    boot = ctx.bootstrap_for(k for x, conds in per_config.items() for values in conds.values() for k in values[1])
+    deltas = boot.paired_deltas(pairs) if pairs else []
     rows = []
     data: dict[str, Any] = {}
     for i, (x, probe) in enumerate(keys):
@@ -99,7 +102,12 @@ def probes_section(ctx: Context) -> Section | None:
     )
     if rows:
         section.tables.append(Table("probes-table", "Probe comparisons", COLUMNS, rows, text_columns=(0, 1, 2, 4, 7)))
-    retrieval, bands = _retrieval_curves(ctx, per_config)
+    else:
+        wanted = ", ".join(f"{probe} beside {base}" for probe, base in BASELINE.items())
+        section.notes.append(
+            f"No probe was completed on a V1 case beside the condition it is compared with ({wanted})."
+        )
+    retrieval, bands = _retrieval_curves(ctx, per_config, boot)
     if retrieval:
         section.figures.append(
             Figure(
@@ -122,7 +130,7 @@ def probes_section(ctx: Context) -> Section | None:
 
 
 def _retrieval_curves(
-    ctx: Context, per_config: dict[str, dict[str, tuple[dict[str, float], dict[str, float]]]]
+    ctx: Context, per_config: dict[str, dict[str, tuple[dict[str, float], dict[str, float]]]], boot: Bootstrap
 ) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, tuple[list[float], list[float]]]]]:
     """STUDY F-retrieval: per configuration that played a distractor condition, per condition of
     RETRIEVAL it played, the share of matched cases whose episodes used at most k information calls."""
@@ -142,7 +150,7 @@ def _retrieval_curves(
                 if r.condition == cond and r.case_id in common and r.verdict:
                     calls.setdefault(r.case_id, []).append(r.verdict.diagnostics.info_calls)
             within = {k: [sum(n <= step for n in v) / len(v) for step in range(most + 1)] for k, v in calls.items()}
-            share, low, high = ctx.boot.curve(within, most + 1)
+            share, low, high = boot.curve(within, most + 1)
             curves.setdefault(c.label, {})[cond] = share
             bands.setdefault(c.label, {})[cond] = (low, high)
     return curves, bands

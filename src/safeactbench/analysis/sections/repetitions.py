@@ -27,7 +27,7 @@ def repetitions_section(ctx: Context) -> Section:
         for c, r in found
     }
     if not found:
-        section.notes.append("Every configuration has a single run (use --repeat N or several run directories).")
+        section.notes.append(_single_note(ctx))
         ctx.data["repetition_deltas"] = []  # a pair's per-repetition Δ needs two replicates of each side
         return section
     max_k = max(max(r.pass_k) for _, r in found)
@@ -62,6 +62,17 @@ def repetitions_section(ctx: Context) -> Section:
     )
     _per_repetition_deltas(ctx, section)
     return section
+
+
+def _single_note(ctx: Context) -> str:
+    """Why no configuration has two runs to compare: one run each, or runs without a scored original."""
+    several = [c.label for c in ctx.configs if sum(len({r.repetition for r in run.records}) for run in c.runs) > 1]
+    if not several:
+        return "Every configuration has a single run (use --repeat N or several run directories)."
+    return (
+        f"{', '.join(several)} ran more than once, but not twice with a scored episode in the original condition, "
+        "where repetitions are compared."
+    )
 
 
 def _per_repetition_deltas(ctx: Context, section: Section) -> None:

@@ -7,7 +7,7 @@ from ..formatting import DASH, ci_text, iv_json, marked_column, pct, rate_json, 
 from ..metrics import ORIGINAL, PROTOCOL_NAMES, main_row, run_coverage
 from ..runs import condition_in
 from ..structure import Cell, Figure, Section, Table
-from .context import Context
+from .context import Context, notes_of
 
 
 def coverage_section(ctx: Context) -> Section:
@@ -52,42 +52,49 @@ def coverage_section(ctx: Context) -> Section:
         text_columns=(0, 1, 4, 5),
     )
     section = Section("coverage", "Runs and coverage", tables=[table])
-    conditions = sorted({r.condition for c in ctx.configs for r in c.records}, key=lambda c: (c != ORIGINAL, c))
-    if conditions != [ORIGINAL]:
-        section.tables.append(_condition_coverage(ctx, conditions))
+    if ctx.conditions != [ORIGINAL]:
+        section.tables.append(_condition_coverage(ctx, ctx.conditions))
     return section
 
 
 def _condition_coverage(ctx: Context, conditions: list[str]) -> Table:
     """STUDY T-coverage: per configuration and condition, completed / played episodes and the pairing
-    denominator (cases completed both in the original and in the condition)."""
+    denominator (cases completed both in the original and in the condition; none without an original)."""
     rows = []
-    data: dict[str, dict[str, dict[str, int]]] = {}
+    data: dict[str, dict[str, dict[str, int | None]]] = {}
     for c in ctx.configs:
         data[c.label] = {}
         completed_cases = {
             cond: {r.case_id for r in c.records if r.condition == cond and r.status == "completed"}
             for cond in conditions
         }
+        played_original = ORIGINAL in c.conditions
         cells = []
         for cond in conditions:
             played = c.records.where(condition_in(cond))
             completed = sum(r.status == "completed" for r in played)
             n = played.count()
-            paired = len(completed_cases[cond] & completed_cases[ORIGINAL])
+            # without an original episode nothing pairs: no count rather than 0
+            paired = len(completed_cases[cond] & completed_cases[ORIGINAL]) if played_original else None
             data[c.label][cond] = {"played": n, "completed": completed, "paired_cases": paired}
-            text = f"{completed} / {n}" + ("" if cond == ORIGINAL else f" · {paired} paired")
+            text = f"{completed} / {n}" + ("" if cond == ORIGINAL or paired is None else f" · {paired} paired")
             cells.append(Cell(text if n else DASH))
         rows.append([Cell(c.label, colour=ctx.colours[c.label]), *cells])
     ctx.data["condition_coverage"] = data
+    note = (
+        "Completed / played episodes per condition (missing = runtime failures; invalid outputs count as "
+        "completed), and the cases completed both in the original and in the condition: the denominator of "
+        "every paired comparison against the original."
+    )
+    unpaired = [c.label for c in ctx.configs if ORIGINAL not in c.conditions]
+    if unpaired:
+        note += f" No original episode was played by {', '.join(unpaired)}: nothing of it pairs with the original."
     return Table(
         "condition-coverage-table",
         "Completion per condition",
         ["Configuration", *conditions],
         rows,
-        "Completed / played episodes per condition (missing = runtime failures; invalid outputs count as "
-        "completed), and the cases completed both in the original and in the condition: the denominator of "
-        "every paired comparison against the original.",
+        note,
         text_columns=tuple(range(len(conditions) + 1)),
     )
 
@@ -150,7 +157,8 @@ def main_section(ctx: Context) -> Section:
         ]
         for x in labels
     }
-    section = Section("main", "Main results", tables=[table])
+    # no scored original episode at all: no table of dashes, the note says why
+    section = Section("main", "Main results", tables=[table] if present else [])
     if present:
         section.figures.append(
             Figure(
@@ -160,8 +168,7 @@ def main_section(ctx: Context) -> Section:
                 fig.grouped_bars(present, series, "ECS by protocol", colours=ctx.colours),  # type: ignore[arg-type]
             )
         )
-    else:
-        section.notes.append("No scored episode in the original condition.")
+    section.notes += notes_of(ctx.original_note())
     return section
 
 
@@ -181,4 +188,6 @@ def domain_section(ctx: Context) -> Section:
         transpose(columns),
         "Original condition; best per column in bold, second best underlined.",
     )
-    return Section("domains", "ECS by domain", tables=[table])
+    section = Section("domains", "ECS by domain", tables=[table] if ctx.domains else [])
+    section.notes += notes_of(ctx.original_note("ECS by domain"))
+    return section

@@ -101,10 +101,7 @@ def sensitivity_section(ctx: Context) -> Section:
         )
     ctx.data["sensitivity"] = data
     if not rows:
-        section.notes.append(
-            "Needs a compared pair whose both configurations played the evidence conditions: run one model "
-            "under two harnesses with --condition original,withheld,contradicted."
-        )
+        section.notes.append(_empty_note(ctx))
         return section
     section.tables.append(
         Table(
@@ -117,3 +114,18 @@ def sensitivity_section(ctx: Context) -> Section:
         )
     )
     return section
+
+
+def _empty_note(ctx: Context) -> str:
+    """Why no pair has a row: no pair played the evidence conditions, or none on common original cases."""
+    twins = set(STOP_TWINS)
+    if not any(twins & set(a.conditions) and twins & set(b.conditions) for a, b in ctx.pairs):
+        return (
+            "Needs a compared pair whose both configurations played the evidence conditions: run one model "
+            "under two harnesses with --condition original,withheld,contradicted."
+        )
+    return (
+        "No compared pair completed the same V1-V3 case both in the original condition and in withheld or "
+        "contradicted under each configuration: no reduction to compare (play both with --condition "
+        "original,withheld,contradicted)."
+    )
