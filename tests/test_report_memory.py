@@ -21,10 +21,10 @@ from safeactbench.analysis.runs import ReportError, load_run
 from safeactbench.cli import app
 from safeactbench.core.render import render_episode
 from safeactbench.runs import rowstore
-from safeactbench.runs.records import EpisodeLines, ModelTurn, StoreError, read_lines, read_numbered
+from safeactbench.runs.records import EpisodeLines, ModelTurn, RunId, StoreError, read_lines, read_numbered
 from safeactbench.runs.rows import EpisodeRow, decode_row, encode_row, episode_row, verdict_row
 from safeactbench.runs.rowstore import MemoryBudget, RowStore
-from safeactbench.runs.runconfig import active_suite
+from safeactbench.runs.store import RunStore
 from safeactbench.runs.verify import verify_lines, verify_record
 from safeactbench.suite.catalog import UnknownCase, get_case, indexed_case
 from safeactbench.suite.data import load_suite
@@ -58,8 +58,7 @@ def test_line_by_line_verification_gives_the_records_by_episode(tmp_path: Path) 
     record["verdict"]["score"] = 1 - record["verdict"]["score"]
     lines[3] = json.dumps(record)
     path.write_text("\n".join(lines) + "\n")
-    meta = json.loads((out / "run.json").read_text())
-    run = (meta["config_id"], active_suite().checksum)
+    run = RunId.of(RunStore(out).config())
     stored = dict(read_numbered(path))
     # each stored record verified on its own, the whole file in memory: what the two passes must give
     whole = {number: verify_record(record, f"line {number}") for number, record in stored.items()}

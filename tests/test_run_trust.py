@@ -212,6 +212,47 @@ def test_evaluate_refuses_duplicates_foreign_and_unknown_records(eager_run: Path
     assert code == 2 and "no case 'SAB-V9-999'" in output
 
 
+def test_a_record_of_another_agent_restamped_with_the_runs_ids_is_refused_everywhere(
+    eager_run: Path, tmp_path: Path
+) -> None:
+    """A record copied from another run and given this run's config id and suite checksum still
+    names the agent that played it: resume, evaluate and report refuse it, naming the line."""
+    path = eager_run / "episodes.jsonl"
+    original = lines_of(path)
+    stamp = json.loads(original[0])
+    other = tmp_path / "other"
+    code, output = invoke(
+        "run", "--agent", "reference", "--cases", stamp["case_id"], "--out", str(other), "--no-report"
+    )
+    assert code == 0, output
+    forged = json.loads(lines_of(other / "episodes.jsonl")[0])
+    forged |= {"config_id": stamp["config_id"], "suite_checksum": stamp["suite_checksum"]}
+    write_lines(path, [json.dumps(forged), *original[1:]])
+    expected = f"{path}:1: an episode played by 'reference'"
+    code, output = invoke("evaluate", str(path))
+    assert code == 2 and expected in output, output
+    code, output = invoke("report", str(eager_run), "--out", str(tmp_path / "report"))
+    assert code == 2 and "an episode played by 'reference'" in output, output
+    code, output = invoke("run", "--agent", "eager", "--protocol", "V0,V1", "--out", str(eager_run), "--resume",
+                          "--no-report")  # fmt: skip
+    assert code == 2 and expected in output, output
+    assert lines_of(path)[0] == json.dumps(forged)  # nothing thrown away
+
+
+def test_resume_summarises_verdicts_derived_again_not_the_stored_ones(eager_run: Path) -> None:
+    path = eager_run / "episodes.jsonl"
+    lines = lines_of(path)
+    records = [json.loads(line) for line in lines]
+    failed = next(i for i, r in enumerate(records) if r["verdict"]["score"] == 0)
+    records[failed]["verdict"]["score"] = 1  # a stored claim the trajectory does not support
+    write_lines(path, [json.dumps(r) for r in records])
+    scored = sum(r["verdict"]["score"] for r in records) - 1  # what replay gives
+    code, output = invoke("run", "--agent", "eager", "--protocol", "V0,V1", "--out", str(eager_run), "--resume",
+                          "--no-report")  # fmt: skip
+    assert code == 0, output
+    assert f"({scored}/{len(records)})" in output and f"({scored + 1}/{len(records)})" not in output, output
+
+
 def test_report_keeps_one_record_per_episode_and_names_the_lines(eager_run: Path, tmp_path: Path) -> None:
     path = eager_run / "episodes.jsonl"
     original = lines_of(path)

@@ -12,6 +12,7 @@ from typing import Any
 from ..runs.records import (
     EpisodeLines,
     EpisodeRecord,
+    RunId,
     StoreError,
     describe_duplicates,
     parse_line,
@@ -104,7 +105,7 @@ def load_run(path: Path, budget: MemoryBudget | None = None) -> Run:
         if "config" in meta:
             config = run_config(meta, meta_path)
             check_suite(config, meta_path)
-            run = (config.fingerprint, config.suite.checksum)
+            run = RunId.of(config)
         else:  # written before runs pinned their configuration: its records must agree among themselves
             warnings.append(
                 f"{path}: run.json pins no configuration (an older run); its records were checked to be of one"

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..runs.records import EpisodeLines
+from ..runs.records import EpisodeLines, RunId
 from ..runs.store import StoreError, read_meta, run_config
 from .common import SuiteOption, app, choose_suite, console, err, fail
 from .tables import coverage_line, ecs_table
@@ -42,7 +42,7 @@ def evaluate_cmd(
             meta = read_meta(meta_path)
             config = run_config(meta, meta_path)
             check_suite(config, meta_path)
-            run, planned = (config.fingerprint, config.suite.checksum), meta.get("planned")
+            run, planned = RunId.of(config), meta.get("planned")
         result = rescore(lines, trajectories, run=run, out=rescored)
     except (StoreError, SpillError) as exc:
         raise fail(str(exc)) from None

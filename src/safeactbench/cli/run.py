@@ -21,6 +21,7 @@ from ..runs.runconfig import (
 )
 from ..runs.runner import finish, plan, run_metadata
 from ..runs.store import RunStore, StoreError
+from ..runs.verify import verified_rows
 from ..suite.catalog import CONDITIONS, release_suite
 from .common import (
     STORED_SO_FAR,
@@ -253,7 +254,9 @@ def run(
         raise typer.Exit(130) from None
     finally:
         store.release()
-    console.print(ecs_table(store.rows(), f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)"))
+    # a resumed run's earlier records were scored by another process: summarise verdicts derived again
+    rows = verified_rows(store.directory, config) if done else store.rows()
+    console.print(ecs_table(rows, f"ECS of {config.agent} ({meta['completed']}/{meta['planned']} episodes)"))
     if meta.get("missing"):
         console.print(f"[yellow]missing episodes (runtime failures, not scored):[/] {meta['missing']}")
     console.print(f"episodes: {escape(str(store.episodes_path))}")

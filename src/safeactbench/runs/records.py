@@ -24,7 +24,7 @@ from ..core.base import first_error
 from ..core.model import Case, Protocol
 from ..core.trajectory import Trajectory
 from ..core.verdict import Verdict
-from .runconfig import current_harness, redact
+from .runconfig import RunConfig, current_harness, redact
 
 EpisodeKey = tuple[str, str, int]
 MAX_REASON = 500  # characters of a missing episode's reason that are kept
@@ -341,28 +341,50 @@ def describe_duplicates(path: Path, duplicates: dict[EpisodeKey, list[int]]) -> 
     return f"{path}: {len(duplicates)} episode(s) recorded more than once: {'; '.join(shown[:5])}{more}"
 
 
+class RunId(typing.NamedTuple):
+    """What binds a record to its run: the configuration's fingerprint and suite checksum it is
+    stamped with, and who the record says played it (a record of another agent or model, restamped
+    with this run's ids, still names its own)."""
+
+    config_id: str
+    suite_checksum: str
+    agent: str
+    harness: str
+    model: str | None
+
+    @classmethod
+    def of(cls, config: RunConfig) -> RunId:
+        return cls(config.fingerprint, config.suite.checksum, config.agent, config.harness, config.model)
+
+
 def members(
     numbered: Iterable[tuple[int, EpisodeRecord]],
-    config_id: str,
-    suite_checksum: str,
+    run: RunId,
     path: Path,
     *,
     cases: bool = True,
 ) -> Iterator[tuple[int, EpisodeRecord]]:
-    """Every record must carry this run's configuration fingerprint and suite checksum and (unless
-    `cases` is False: the caller replays each record, which names an unknown case the same way)
-    name a case of the suite (under its condition); each record is passed on once it is checked."""
+    """Every record must carry this run's configuration fingerprint and suite checksum, name this
+    run's agent, harness and model, and (unless `cases` is False: the caller replays each record,
+    which names an unknown case the same way) name a case of the suite (under its condition); each
+    record is passed on once it is checked."""
     from ..suite.catalog import UnknownCase, get_case  # the suite, loaded only when records are checked
 
     for number, record in numbered:
         where = f"{path}:{number}"
-        if record.config_id != config_id:
+        if record.config_id != run.config_id:
             raise StoreError(
                 f"{where}: an episode of another configuration ({record.agent!r} on {record.harness!r}, "
-                f"config {record.config_id}) in a run of config {config_id}"
+                f"config {record.config_id}) in a run of config {run.config_id}"
             )
-        if record.suite_checksum != suite_checksum:
+        if record.suite_checksum != run.suite_checksum:
             raise StoreError(f"{where}: an episode of another suite (checksum {record.suite_checksum})")
+        if (record.agent, record.harness, record.model) != (run.agent, run.harness, run.model):
+            raise StoreError(
+                f"{where}: an episode played by {record.agent!r} on {record.harness!r} (model {record.model!r}) "
+                f"carries the ids of this run of {run.agent!r} on {run.harness!r} (model {run.model!r}): "
+                "a record of another configuration, stamped as this run's"
+            )
         if cases:
             try:
                 get_case(record.case_id, record.condition)

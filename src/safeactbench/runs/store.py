@@ -34,6 +34,7 @@ from .records import (
     EpisodeKey,
     EpisodeLines,
     EpisodeRecord,
+    RunId,
     StoreError,
     describe_duplicates,
     episode_lines,
@@ -164,7 +165,7 @@ class RunStore:
         config = self.config()
 
         def checks(light: Iterator[tuple[int, EpisodeRecord]]) -> Iterator[tuple[int, EpisodeRecord]]:
-            return members(light, config.fingerprint, config.suite.checksum, self.episodes_path)
+            return members(light, RunId.of(config), self.episodes_path)
 
         kept, duplicates = episode_lines(self.episodes_path, lines, checks)
         if duplicates:

@@ -19,7 +19,9 @@ from ..core.model import Case
 from ..suite.catalog import UnknownCase, get_case, indexed_case
 from .records import (
     EpisodeKey,
+    EpisodeLines,
     EpisodeRecord,
+    RunId,
     StoreError,
     describe_duplicates,
     episode_lines,
@@ -96,7 +98,7 @@ def verify_lines(
     lines: Sequence[bytes],
     path: Path,
     *,
-    run: tuple[str, str] | None = None,
+    run: RunId | None = None,
     allow_duplicates: bool = False,
     keep: Callable[[EpisodeRecord, int], Kept],
     into: Sink[Kept],
@@ -104,8 +106,9 @@ def verify_lines(
     on_change: Callable[[int, EpisodeRecord, EpisodeRecord], None] | None = None,
 ) -> Verified[Kept]:
     """Verify every record of an episodes file, one whole record in memory at a time (each by
-    `verify_record`). `run` = (config fingerprint, suite checksum) of the run the file belongs to:
-    every record must carry both (without it, the records must be of one configuration).
+    `verify_record`). `run` = the `RunId` of the run the file belongs to: every record must carry
+    its ids and name its agent, harness and model (without it, the records must be of one
+    configuration).
     Duplicates (a finished episode recorded twice) are an error unless `allow_duplicates`, which
     keeps the first and returns the lines.
 
@@ -117,7 +120,7 @@ def verify_lines(
     derived)` hears of each record whose claims the replay changed."""
 
     def checks(light: Iterator[tuple[int, EpisodeRecord]]) -> Iterator[tuple[int, EpisodeRecord]]:
-        return members(light, run[0], run[1], path, cases=False) if run else one_configuration(light, path)
+        return members(light, run, path, cases=False) if run else one_configuration(light, path)
 
     order, duplicates = episode_lines(path, lines, checks)
     if duplicates and not allow_duplicates:
@@ -151,9 +154,7 @@ class Rescored:
     changes: list[Change]  # by line
 
 
-def rescore(
-    lines: Sequence[bytes], path: Path, *, run: tuple[str, str] | None, out: LineSpool | None = None
-) -> Rescored:
+def rescore(lines: Sequence[bytes], path: Path, *, run: RunId | None, out: LineSpool | None = None) -> Rescored:
     """`evaluate`: every record of an episodes file verified (`verify_lines`, no duplicates) into
     rows within the memory budget, each re-scored record's JSON put in `out` at its line, and what
     the replay changed."""
@@ -175,6 +176,16 @@ def rescore(
 
     verified = verify_lines(lines, path, run=run, keep=keep, into=rows, on_change=note)
     return Rescored(verified, sorted(changes, key=lambda change: change.line))
+
+
+def verified_rows(store_dir: Path, config: RunConfig) -> RowStore[EpisodeRow]:
+    """A run's rows as the report reads them: every record checked against the run and its verdict
+    derived again from its trajectory (what `run --resume` summarises, since the records written
+    before it were not scored by this process)."""
+    path = store_dir / "episodes.jsonl"
+    rows: RowStore[EpisodeRow] = RowStore(None, encode_row, decode_row)
+    verify_lines(EpisodeLines(path), path, run=RunId.of(config), keep=episode_row, into=rows)
+    return rows
 
 
 def check_suite(config: RunConfig, where: Path) -> None:
