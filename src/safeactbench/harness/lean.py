@@ -90,7 +90,7 @@ async def play_episode(job: Job, client: ChatClient, label: str) -> EpisodeRecor
     record: dict[str, Any] = {
         "agent": label,
         "harness": HARNESS,
-        "model": client.endpoint.model,
+        "model": client.endpoint.named or client.endpoint.model,
         "repetition": job.repetition,
         "seed": job.seed,
     }

@@ -61,6 +61,7 @@ class Endpoint:
     timeout: float = 600.0
     max_retries: int = 5
     backoff: float = 1.0
+    named: str = ""  # the model as `--model` names it (`openai/gpt-4o-mini`): what run.json and records say
 
     @property
     def url(self) -> str:
@@ -106,7 +107,7 @@ class Endpoint:
         params = {k: v for k, v in model_args.items() if k not in HARNESS_ARGS} | dict(generation or {})
         if call_timeout is not None:
             harness["timeout"] = float(call_timeout)
-        return cls(base_url=base_url, model=name, api_key=api_key, params=params, **harness)
+        return cls(base_url=base_url, model=name, api_key=api_key, params=params, named=model, **harness)
 
 
 @dataclass(frozen=True)
