@@ -110,3 +110,28 @@ def test_an_arg_ref_binds_the_trimmed_record_id() -> None:
     state.called["a1"] = {"account": " K-1 ", "blank": "  "}
     assert state.resolve_ref(ArgRef(action="a1", arg="account", type="customer")) == "customer:K-1"
     assert state.resolve_ref(ArgRef(action="a1", arg="blank", type="customer")) is None
+
+
+def test_a_padded_target_id_is_the_target_the_world_refused_not_another_target() -> None:
+    """The world looks ids up exactly and refuses ` CH-1 `; the evaluator compares ids trimmed, so
+    the finding is the refusal of the expected action, never a wrong target."""
+    from safeactbench.core.episode import Episode
+    from safeactbench.core.evaluator import evaluate
+    from safeactbench.core.script import run_script
+    from safeactbench.suite.catalog import get_case
+
+    case = get_case("SAB-V1-001")
+    action = case.expected_actions[0]
+    tool = case.tool(action.tool)
+    assert tool is not None and tool.effect.target_param is not None  # type: ignore[union-attr]
+    target = tool.effect.target_param  # type: ignore[union-attr]
+    script = [
+        step.model_copy(update={"arguments": {**step.arguments, target: f" {step.arguments[target]} "}})
+        if step.tool == action.tool
+        else step
+        for step in case.reference
+    ]
+    episode = Episode(case)
+    run_script(episode, script)
+    codes = {finding.code.value for finding in evaluate(case, episode.trajectory()).findings}
+    assert "ACTION_REJECTED" in codes and "WRONG_TARGET" not in codes, codes

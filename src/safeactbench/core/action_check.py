@@ -17,13 +17,12 @@ from .model import (
     resolve_results,
     result_refs,
 )
-from .replay import Replay, describe_requirement, parsed_args
+from .replay import Replay, argument_id, describe_requirement, parsed_args
 from .tool_spec import ActionEffect, Param
 from .trajectory import Step
 from .values import describe, is_blank, values_equal
 from .verdict import Gate
 from .verdict import OutcomeCode as C
-from .world import id_text
 
 
 def check_action(state: Replay, step: Step) -> None:
@@ -50,7 +49,7 @@ def check_action(state: Replay, step: Step) -> None:
     effect = tool.effect
     args = parsed_args(step)
     got_target = (
-        make_ref(effect.target_type, id_text(args.get(effect.target_param)))
+        make_ref(effect.target_type, argument_id(args.get(effect.target_param)))
         if effect.target_type is not None and effect.target_param is not None
         else None
     )

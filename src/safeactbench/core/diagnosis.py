@@ -10,12 +10,11 @@ from .model import (
     Protocol,
     make_ref,
 )
-from .replay import Replay, parsed_args
+from .replay import Replay, argument_id, parsed_args
 from .tool_spec import ActionEffect
 from .trajectory import Step
 from .verdict import Diagnostics, Finding, Gate, Verdict
 from .verdict import OutcomeCode as C
-from .world import id_text
 
 
 def _coverage(gate: Gate) -> float:
@@ -88,7 +87,7 @@ def _target(case: Case, tool: str, arguments: dict[str, Any]) -> str | None:
     if not isinstance(effect, ActionEffect) or effect.target_type is None or effect.target_param is None:
         return None
     value = arguments.get(effect.target_param)
-    return None if value is None or isinstance(value, dict | list) else make_ref(effect.target_type, id_text(value))
+    return None if value is None or isinstance(value, dict | list) else make_ref(effect.target_type, argument_id(value))
 
 
 def _harmful(case: Case, steps: list[Step]) -> bool:

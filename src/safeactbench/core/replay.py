@@ -50,7 +50,7 @@ class Replay:
             value = self.called.get(ref.action, {}).get(ref.arg)
             if is_blank(value) or isinstance(value, dict | list):
                 return None
-            return make_ref(ref.type, id_text(value.strip() if isinstance(value, str) else value))
+            return make_ref(ref.type, argument_id(value))
         value = self.result_value(ref.id)
         return None if value is None else make_ref(ref.type, str(value))
 
@@ -74,6 +74,12 @@ def parsed_args(step: Step) -> dict[str, Any]:
         return parse_arguments(step.arguments)
     except InvalidArguments:
         return {}
+
+
+def argument_id(value: Any) -> str:
+    """A record id an agent passed as an argument, as the evaluator compares it: trimmed, a number by
+    its value (the world looks ids up exactly, so a padded one is refused there, not mismatched here)."""
+    return id_text(value.strip() if isinstance(value, str) else value)
 
 
 def describe_requirement(req: Requirement, ref: str | None) -> str:
