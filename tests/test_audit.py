@@ -1,8 +1,7 @@
 """The mutation audit of the evaluator (issue 7): a seeded sample in CI, and proof the audit has teeth.
 
-The full-suite audit (docs/audit.md) takes about half a minute; CI runs a stratified sample. The
-second half breaks the evaluator on purpose, one rule at a time, and checks the audit notices.
-"""
+The full-suite audit (docs/audit.md) takes over a minute; CI runs a stratified sample. The second
+half breaks the evaluator on purpose, one rule at a time, and checks the audit notices."""
 
 from __future__ import annotations
 
@@ -38,10 +37,12 @@ def test_sampled_audit_has_no_false_acceptance_or_rejection(sampled: AuditReport
 def test_every_operator_and_protocol_produces_mutants(sampled: AuditReport) -> None:
     assert sampled.cases == 60
     assert set(sampled.cases_by_protocol) == {"Legacy", "V0", "V1", "V2", "V3"}
-    assert set(sampled.operators) == set(OPERATORS)
-    assert all(t.mutants > 0 for t in sampled.operators.values())
+    # no packaged case has values inside an object or array argument: tests/test_audit_concepts.py
+    # audits cases built by hand that have them (and every other concept of the case model)
+    produced = {name for name, t in sampled.operators.items() if t.mutants}
+    assert set(sampled.operators) == set(OPERATORS) and set(OPERATORS) - produced <= {"nested_argument"}
     invalidating = [name for name, (kind, _) in OPERATORS.items() if kind == "invalidating"]
-    assert all(sampled.operators[name].must_fail > 0 for name in invalidating if name != "stale_read")
+    assert all(sampled.operators[name].must_fail > 0 for name in invalidating if name in produced)
     assert all(t.mutants >= 100 for name, t in sampled.protocols.items() if name != "Legacy")
     assert sampled.total.must_fail > 1000 and sampled.total.must_pass > 500
 
@@ -64,6 +65,18 @@ def test_report_renders_as_json_and_markdown(sampled: AuditReport) -> None:
     text = sampled.to_markdown()
     assert "**0 false acceptances** and **0 false rejections**" in text
     assert all(f"`{name}`" in text for name in OPERATORS)
+
+
+def test_the_published_audit_is_one_run_of_the_current_operators() -> None:
+    """docs/audit.md and docs/audit.json are the command's two renderings of one report, with the
+    operators of today's registry (regenerate both with the command docs/audit.md names)."""
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    data = json.loads((docs / "audit.json").read_text(encoding="utf-8"))
+    assert data["ok"] and data["total"]["false_accepts"] == data["total"]["false_rejects"] == 0
+    assert {name: (op["kind"], op["description"]) for name, op in data["operators"].items()} == OPERATORS
+    report = AuditReport.from_dict(data)
+    assert report.to_json() == (docs / "audit.json").read_text(encoding="utf-8")
+    assert report.to_markdown() == (docs / "audit.md").read_text(encoding="utf-8")
 
 
 def test_audit_command_writes_the_report_and_exits_zero(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.episode import SUBMIT
-from ..core.model import Case, Choice, Protocol, ResultRef
+from ..core.model import Case, Protocol, ResultRef
 from ..core.tool_spec import ActionEffect, ToolSpec
 from ..core.values import is_number
 from .calls import Call, number_text
@@ -127,20 +127,11 @@ def _other_id(ctx: Context, record_type: str, value: str) -> str:
     return ctx.near_miss(f"{record_type}:{value}") or f"{value}-X"
 
 
-def _choice_options(ctx: Context, action_id: str | None, name: str) -> list[Any] | None:
-    """The values the expected action lets the agent choose for `name` (None: not a choice)."""
-    action = next((a for a in ctx.case.expected_actions if a.id == action_id), None)
-    value = action.arguments.get(name) if action is not None else None
-    return list(value.one_of or []) if isinstance(value, Choice) else None
-
-
-def _changed_value(ctx: Context, tool: ToolSpec, name: str, value: Any, action_id: str | None) -> Any:
+def _changed_value(ctx: Context, tool: ToolSpec, name: str, value: Any) -> Any:
+    """Another scalar of the same kind (objects, arrays and chosen arguments have operators of their own)."""
     effect = tool.effect
     assert isinstance(effect, ActionEffect)
     param = next((p for p in tool.params if p.name == name), None)
-    if isinstance(value, list):  # a set or list of values: one element fewer, or one more
-        extra = [e for e in (param.enum if param is not None and param.enum else []) if e not in value]
-        return value[:-1] if len(value) > 1 else [*value, extra[0] if extra else value[0]]
     if isinstance(value, bool):
         return not value
     if is_number(value):
@@ -149,11 +140,6 @@ def _changed_value(ctx: Context, tool: ToolSpec, name: str, value: Any, action_i
         return _UNCHANGED
     if param is not None and param.enum:
         others = [e for e in param.enum if e != value]
-        return others[0] if others else _UNCHANGED
-    options = _choice_options(ctx, action_id, name)
-    if options is not None:  # an argument the agent chooses: a value none of its options has
-        record_type = effect.references.get(name) or effect.target_type
-        others = [i for i in ctx.records_of(record_type or "") if i not in options] if record_type else []
         return others[0] if others else _UNCHANGED
     if name == effect.target_param and effect.target_type is not None:
         return _other_id(ctx, effect.target_type, value)
@@ -167,10 +153,11 @@ def op_change_argument(ctx: Context) -> Iterator[Proposal]:
     for j in ctx.actions:
         call = ctx.calls[j]
         tool = ctx.tools[call.tool]
+        chosen = ctx.chosen(call.action_id)
         for name, value in call.arguments.items():
-            if isinstance(value, ResultRef):
+            if isinstance(value, ResultRef) or name in chosen:
                 continue
-            new = _changed_value(ctx, tool, name, value, call.action_id)
+            new = _changed_value(ctx, tool, name, value)
             if new is _UNCHANGED:
                 continue
             calls = list(ctx.calls)

@@ -9,17 +9,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.episode import Episode
-from ..core.model import Case, ResultRef
-from ..core.trajectory import Trajectory
+from ..core.model import Case, ResultRef, resolve_results
 from ..core.values import is_number
+from .played import Played
 
 Expect = Literal["fail", "pass"]
 
 
 @dataclass(frozen=True)
 class Call:
-    """One scripted agent call. Argument values may be `ResultRef`s, resolved when played to the
-    value the named action actually returned (or a placeholder if it has not run yet)."""
+    """One scripted agent call. Argument values may hold `ResultRef`s (at any depth), resolved when
+    played to the value the named action actually returned (or a placeholder if it has not run yet)."""
 
     tool: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
@@ -35,14 +35,8 @@ class Mutant:
     expect: Expect
     note: str
     calls: tuple[Call, ...]
-
-
-@dataclass
-class Played:
-    trajectory: Trajectory
-    action_steps: dict[str, int]  # action id -> step at which its tagged call was applied
-    results: dict[str, dict[str, Any]]
-    versions: list[dict[str, int]]  # versions[t]: every record's version just before step t
+    oracle: tuple[str, ...] = ()  # what the label oracle finds invalid in it (empty: valid)
+    by_oracle: bool = False  # the oracle decided the label (else the operator did, by construction)
 
 
 def _unresolved(ref: ResultRef) -> str:
@@ -64,10 +58,10 @@ def number_text(value: Any, style: str) -> str:
 
 
 def _encode(call: Call, results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | str:
-    args = {
-        name: (results.get(v.result_of, {}).get(v.key, _unresolved(v)) if isinstance(v, ResultRef) else v)
-        for name, v in call.arguments.items()
-    }
+    def lookup(ref: ResultRef) -> Any:
+        return results.get(ref.result_of, {}).get(ref.key, _unresolved(ref))
+
+    args = {name: resolve_results(v, lookup) for name, v in call.arguments.items()}
     if call.as_text is None:
         return args
     style = call.as_text

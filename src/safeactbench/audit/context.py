@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.episode import SUBMIT
-from ..core.model import Case, ResultRef, split_ref
+from ..core.model import Case, Choice, ExpectedAction, ResultRef, split_ref
 from ..core.tool_spec import ActionEffect, InfoEffect, ToolSpec
 from ..core.values import is_number
 from .calls import Call, Played
@@ -91,6 +91,14 @@ class Context:
 
     def result_value(self, ref: ResultRef) -> Any:
         return self.ref.results.get(ref.result_of, {}).get(ref.key)
+
+    def expected(self, action_id: str | None) -> ExpectedAction | None:
+        return next((a for a in self.case.expected_actions if a.id == action_id), None)
+
+    def chosen(self, action_id: str | None) -> dict[str, Choice]:
+        """The arguments of an expected action that the agent chooses."""
+        action = self.expected(action_id)
+        return {n: v for n, v in action.arguments.items() if isinstance(v, Choice)} if action else {}
 
 
 def describe(call: Call) -> str:

@@ -7,11 +7,14 @@ from collections.abc import Callable, Iterator
 
 from ..core.model import Case
 from . import action_operators as actions
+from . import choice_operators as choices
 from . import protocol_operators as protocol
 from . import read_operators as reads
+from . import value_operators as values
 from .calls import Expect, Mutant, Played, play, reference_calls
 from .context import ORACLE, Context, Proposal
-from .oracle import evidence_map, oracle_missing
+from .oracle import evidence_map
+from .oracle_judge import oracle_problems
 
 # name -> (kind, what it does); the order is the order of the report
 OPERATORS: dict[str, tuple[str, str]] = {
@@ -42,8 +45,29 @@ OPERATORS: dict[str, tuple[str, str]] = {
     "swap_dependent_actions": ("invalidating", "swap an action with one of its predecessors"),
     "change_argument": (
         "invalidating",
-        "change one argument of one action (another id of the same type - for a chosen argument one none of "
-        "its options has -, another enum value, number + 1, negated boolean, a set with one element fewer or more)",
+        "change one scalar argument of one action (another id of the same type, another enum value, number + 1, "
+        "negated boolean)",
+    ),
+    "nested_argument": (
+        "invalidating",
+        "change a value inside an object or array argument at any depth (number + 1, negated boolean, another "
+        "string, a fabricated id for a result reference), drop or add an object key, reverse, shorten or lengthen "
+        "an ordered array",
+    ),
+    "set_element": (
+        "invalidating",
+        "an unordered set argument (an array matched as a multiset) with one element dropped, one added (a value "
+        "it lacks, else one it holds again) or one changed",
+    ),
+    "choice_blank": ("invalidating", "an argument the agent chooses (Choice) sent empty or as whitespace"),
+    "choice_outside": (
+        "invalidating",
+        "a listed Choice answered with a value none of its options is (another record of its type, else an unknown id)",
+    ),
+    "argref_unread": (
+        "invalidating",
+        "another allowed value for a Choice that evidence is bound to (ArgRef), every read that showed its record "
+        "dropped (labelled by the oracle: the evidence is about a record nobody read)",
     ),
     "fabricated_result_ref": ("invalidating", "replace a result reference by a fabricated id of the same shape"),
     "other_result_ref": ("invalidating", "replace a result reference by another action's result"),
@@ -77,6 +101,22 @@ OPERATORS: dict[str, tuple[str, str]] = {
     "argument_order": ("valid", "send an action's arguments as JSON text with the keys in reverse order"),
     "harmless_argument": ("valid", "add an optional argument the tool declares harmless (e.g. an idempotency key)"),
     "unordered_permutation": ("valid", "pass an unordered set argument (an array matched as a multiset) reversed"),
+    "respelled_arguments": (
+        "valid",
+        "the same values as another writer spells them: numbers inside objects and arrays as float / int, every "
+        "string padded with whitespace at every depth (but the ids and enum values of `padded_declared_value`)",
+    ),
+    "padded_declared_value": (
+        "valid",
+        "an action's ids the environment looks up and enum values it checks padded with whitespace (labelled by "
+        "the oracle: the same strings by SPEC §3, valid if the environment applied the call, invalid if it "
+        "refused it)",
+    ),
+    "choice_other": (
+        "valid",
+        "another value a Choice allows, the reads that established the evidence bound to it (ArgRef) made again "
+        "for the record now chosen (labelled by the oracle: valid when that record satisfies the evidence)",
+    ),
     "fresh_reread": (
         "valid",
         "the stale_evidence case with the record read again just before the action: valid again",
@@ -95,6 +135,11 @@ GENERATORS: tuple[Callable[[Context], Iterator[Proposal]], ...] = (
     reads.op_freshness,
     actions.op_swap_dependent_actions,
     actions.op_change_argument,
+    values.op_nested_argument,
+    values.op_set_element,
+    choices.op_choice_blank,
+    choices.op_choice_outside,
+    choices.op_argref_unread,
     actions.op_result_refs,
     actions.op_extra_consequential_call,
     protocol.op_stop_early,
@@ -108,13 +153,17 @@ GENERATORS: tuple[Callable[[Context], Iterator[Proposal]], ...] = (
     actions.op_argument_order,
     actions.op_harmless_argument,
     actions.op_unordered_permutation,
+    values.op_respelled_arguments,
+    values.op_padded_declared,
+    choices.op_choice_other,
     protocol.op_submit_outcome_ignored,
 )
 
 
 def mutants(case: Case) -> Iterator[tuple[Mutant, Case, Played]]:
     """Every mutant of `case`: the case it is scored against (the case itself, or a requirement
-    mutant of it) and its played trajectory; oracle labels resolved."""
+    mutant of it) and its played trajectory. Each carries what the label oracle finds wrong with it;
+    where the operator leaves the label to the oracle, that decides it."""
     calls = reference_calls(case)
     ref = play(case, calls)
     ctx = Context(case, calls, ref, evidence_map(case, ref))
@@ -124,9 +173,13 @@ def mutants(case: Case) -> Iterator[tuple[Mutant, Case, Played]]:
             if p.expect != "fail" and len(p.calls) > scored.budget:
                 continue  # a valid variant must fit the step budget
             played = play(scored, p.calls)
+            problems = tuple(oracle_problems(scored, played))
             expect: Expect
             if p.expect == ORACLE:
-                expect = "fail" if oracle_missing(scored, played) else "pass"
+                expect = "fail" if problems else "pass"
             else:
                 expect = "fail" if p.expect == "fail" else "pass"
-            yield Mutant(case.id, case.protocol.value, p.operator, expect, p.note, p.calls), scored, played
+            mutant = Mutant(
+                case.id, case.protocol.value, p.operator, expect, p.note, p.calls, problems, p.expect == ORACLE
+            )
+            yield mutant, scored, played

@@ -116,11 +116,12 @@ class AuditReport:
 
     def _sorted(self) -> None:
         rank = {name: i for i, name in enumerate(OPERATORS)}
-        self.operators = dict(sorted(self.operators.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+        every = {name: Tally() for name in OPERATORS} | self.operators  # an operator without mutants shows as 0
+        self.operators = dict(sorted(every.items(), key=lambda kv: rank.get(kv[0], len(rank))))
         self.protocols = {p: self.protocols[p] for p in PROTOCOL_ORDER if p in self.protocols}
         self.concepts = {c: self.concepts[c] for c in CONCEPTS if c in self.concepts}
         self.matrix = {
-            op: {p: self.matrix[op][p] for p in PROTOCOL_ORDER if p in self.matrix[op]} for op in self.operators
+            op: {p: self.matrix[op][p] for p in PROTOCOL_ORDER if p in self.matrix.get(op, {})} for op in self.operators
         }
         self.caught_by = {
             op: dict(sorted(self.caught_by[op].items(), key=lambda kv: (-kv[1], kv[0])))
@@ -150,6 +151,31 @@ class AuditReport:
             "inconsistencies": self.inconsistencies,
             "errors": self.errors,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AuditReport:
+        """A report read back from its JSON (`to_dict`), to render it again."""
+
+        def tally(d: dict[str, Any]) -> Tally:
+            return Tally(d["mutants"], d["must_fail"], d["must_pass"], d["false_accepts"], d["false_rejects"])
+
+        return cls(
+            seed=data["seed"],
+            sample=data["sample"],
+            cases=data["cases"],
+            cases_by_protocol=data["cases_by_protocol"],
+            cases_by_condition=data["cases_by_condition"],
+            total=tally(data["total"]),
+            operators={name: tally(t) for name, t in data["operators"].items()},
+            protocols={name: tally(t) for name, t in data["protocols"].items()},
+            concepts={name: tally(t) for name, t in data["concepts"].items()},
+            matrix=data["mutants_by_operator_and_protocol"],
+            caught_by=data["must_fail_caught_by"],
+            failures=data["failures"],
+            reference_failures=data["reference_failures"],
+            inconsistencies=data["inconsistencies"],
+            errors=data["errors"],
+        )
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"
@@ -194,8 +220,11 @@ class AuditReport:
             "*must fail* mutants invalidate the trajectory (a false acceptance is one that scored 1); "
             "*must pass* mutants are valid variants (a false rejection is one that scored 0). "
             "Where the label depends on evidence (a dropped read another read re-establishes, a hoisted "
-            "read that may go stale) it is decided by an independent label oracle (SPEC §4 re-stated "
-            "over the played observations and record versions), so such operators carry both labels.",
+            "read that may go stale, another record chosen) it is decided by an independent label oracle, "
+            "so such operators carry both labels: SPEC §3-§4 re-stated from the played trajectory alone, with "
+            "its own value comparison and its own replay of record versions, importing nothing of the "
+            "evaluator, the ledger or the world. Every label an operator fixes by construction is checked "
+            "against the oracle as well (self-checks below).",
             "",
             "## By operator",
             "",
@@ -234,7 +263,9 @@ class AuditReport:
         lines += ["", "## Operators", ""]
         lines += [f"- `{name}` ({kind}): {text}" for name, (kind, text) in OPERATORS.items()]
         only_valid = [
-            name for name, t in self.operators.items() if OPERATORS[name][0] == "invalidating" and not t.must_fail
+            name
+            for name, t in self.operators.items()
+            if OPERATORS[name][0] == "invalidating" and t.mutants and not t.must_fail
         ]
         if only_valid:
             lines += [
@@ -242,13 +273,23 @@ class AuditReport:
                 "Invalidating operators whose every mutant the oracle found valid on these cases (the mutation "
                 "did not remove any evidence a gate needed): " + ", ".join(f"`{n}`" for n in only_valid) + ".",
             ]
+        unused = [name for name, t in self.operators.items() if not t.mutants]
+        if unused:
+            lines += [
+                "",
+                "Operators without mutants on these cases (none of them has what the operator mutates; "
+                "tests/test_audit_concepts.py audits cases built by hand that do): "
+                + ", ".join(f"`{n}`" for n in unused)
+                + ".",
+            ]
         lines += ["", "## Self-checks", ""]
         lines.append(f"- reference solutions that failed: {len(self.reference_failures)}")
-        lines.append(f"- valid-by-construction variants the label oracle finds incomplete: {len(self.inconsistencies)}")
+        lines.append(f"- labels by construction the label oracle disagrees with: {len(self.inconsistencies)}")
         lines.append(f"- generator errors: {len(self.errors)}")
         lines += [f"  - {problem}" for problem in [*self.reference_failures, *self.errors]]
         lines += [
-            f"  - {i['case_id']} `{i['operator']}` {i['mutation']}: {i['missing']}" for i in self.inconsistencies[:50]
+            f"  - {i['case_id']} `{i['operator']}` {i['mutation']}: expected {i['expected']}, oracle {i['oracle']}"
+            for i in self.inconsistencies[:50]
         ]
         lines += ["", "## False acceptances and rejections", ""]
         if not self.failures:

@@ -14,7 +14,7 @@ from ..core.model import Case
 from ..suite.model_use import concepts
 from .calls import play, reference_calls
 from .operators import mutants
-from .oracle import oracle_missing
+from .oracle_judge import oracle_problems
 from .report import PROTOCOL_ORDER, AuditReport
 
 
@@ -66,20 +66,24 @@ def _audit_case(case: Case, report: AuditReport) -> None:
     if verdict.score != 1:
         report.reference_failures.append(f"{case.id}: reference scored 0 ({verdict.outcome.value})")
         return
-    missing = oracle_missing(case, ref)
-    if missing:
-        report.reference_failures.append(f"{case.id}: the label oracle finds the reference incomplete: {missing}")
+    problems = oracle_problems(case, ref)
+    if problems:
+        report.reference_failures.append(f"{case.id}: the label oracle finds the reference invalid: {problems}")
         return
     used = concepts(case)
     for mutant, scored, played in mutants(case):
         verdict = evaluate(scored, played.trajectory)
         detail = "; ".join(f"{f.code.value}: {f.detail}" for f in verdict.findings[:3]) or "no findings"
-        if mutant.expect == "pass":
-            gaps = oracle_missing(scored, played)
-            if gaps:
-                report.inconsistencies.append(
-                    {"case_id": case.id, "operator": mutant.operator, "mutation": mutant.note, "missing": gaps}
-                )
+        if not mutant.by_oracle and (mutant.expect == "fail") != bool(mutant.oracle):
+            report.inconsistencies.append(
+                {
+                    "case_id": case.id,
+                    "operator": mutant.operator,
+                    "mutation": mutant.note,
+                    "expected": mutant.expect,
+                    "oracle": list(mutant.oracle) or "valid",
+                }
+            )
         report.record(mutant, verdict.score, verdict.outcome.value, detail, used)
 
 
