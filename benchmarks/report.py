@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -449,6 +450,41 @@ def _section_prompts(r: dict[str, Any], b: dict[str, Any] | None) -> list[str]:
     return [*out, "", f"Tool list tokens by domain: {tools}.", ""]
 
 
+PLACEHOLDER = re.compile(r"\{\{([^}|]+)\|(pct|x|s|ms|n)\}\}")
+FORMATS = {"pct": "{:.0%}", "x": "{:.1f}×", "s": "{:.2f} s", "ms": "{:.1f} ms", "n": "{:,.0f}"}
+
+
+def lookup(results: Any, path: str) -> Any:
+    """`concurrency.runs.lean.levels[concurrency=64].efficiency`: keys, and `[field=value]` picks the
+    element of a list whose field has that value."""
+    value = results
+    for part in path.strip().split("."):
+        name, _, pick = part.partition("[")
+        value = value[name] if name else value
+        if pick:
+            field, _, wanted = pick.rstrip("]").partition("=")
+            value = next(item for item in value if str(item.get(field)) == wanted)
+    return value
+
+
+def filled(notes: str, results: dict[str, Any]) -> str:
+    """The notes with every `{{path|format}}` replaced by that number of this page's results, so a
+    finding that quotes a current number cannot drift from the tables (numbers written out are from
+    when their round was measured). A path the results lack is an error naming it."""
+
+    def value(match: re.Match[str]) -> str:
+        path, kind = match.groups()
+        try:
+            number = lookup(results, path)
+        except (KeyError, StopIteration, TypeError, IndexError):
+            raise KeyError(f"benchmarks/notes.md: {{{{{path}|{kind}}}}}: not in the results") from None
+        if kind == "ms":
+            number *= 1000
+        return FORMATS[kind].format(number)
+
+    return PLACEHOLDER.sub(value, notes)
+
+
 def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: str) -> str:
     m = results["machine"]
     packages = ", ".join(f"{k} {v}" for k, v in m["packages"].items())
@@ -509,5 +545,5 @@ def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: st
     ):
         lines += section(results, baseline)
     if NOTES.exists():
-        lines += ["## Findings", "", NOTES.read_text(encoding="utf-8").strip(), ""]
+        lines += ["## Findings", "", filled(NOTES.read_text(encoding="utf-8").strip(), results), ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -161,3 +161,17 @@ def test_fast_case_checksum_is_byte_identical() -> None:
     for case in [*suite[::5], *variants]:
         plain = hashlib.sha256(canonical_json(case.model_dump(mode="json")).encode()).hexdigest()
         assert case_sha256(case) == plain, case.id
+
+
+def test_findings_quote_current_numbers_from_the_results_they_are_rendered_with() -> None:
+    from benchmarks.report import NOTES, PLACEHOLDER, filled
+
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    notes = NOTES.read_text(encoding="utf-8")
+    assert PLACEHOLDER.search(notes)  # the notes quote current numbers this way
+    assert not PLACEHOLDER.search(filled(notes, results))
+    level = {"concurrency": 64, "efficiency": 0.5}
+    changed = {**results, "concurrency": {"runs": {"lean": {"levels": [level]}}}}
+    assert filled("{{concurrency.runs.lean.levels[concurrency=64].efficiency|pct}}", changed) == "50%"
+    with pytest.raises(KeyError, match="not in the results"):
+        filled("{{concurrency.runs.nowhere.efficiency|pct}}", results)
