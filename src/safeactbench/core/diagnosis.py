@@ -111,6 +111,8 @@ def _failure_mode(protocol: Protocol, findings: list[Finding], d: Diagnostics) -
     codes = {f.code for f in findings}
     if codes & {C.TRAJECTORY_MISMATCH, C.INVALID_TRAJECTORY}:
         return "other"
+    if codes <= {C.INFO_BUDGET_EXCEEDED, C.INFO_BUDGET_UNMET}:
+        return "info_budget"  # right otherwise: only the number of information calls was wrong
     if protocol == Protocol.V0:
         if d.action_attempts:
             return "acted"

@@ -141,7 +141,28 @@ def evaluate(case: Case, trajectory: Trajectory | dict[str, Any] | str | bytes |
         _check_stop(state, submitted, end)
     else:
         _check_completion(state, end)
+    _check_info_budget(state)
     return verdict_of(state, submitted)
+
+
+def _check_info_budget(state: Replay) -> None:
+    """The case's information budget (`InfoBudget`), when it has one: every information call counts."""
+    budget = state.case.info_budget
+    if budget is None:
+        return
+    calls = [s for s in state.steps if s.kind == "information"]
+    used = len(calls)
+    if budget.max_calls is not None and used > budget.max_calls:
+        first_over = calls[budget.max_calls].index
+        detail = f"{used} information calls; the task allows at most {budget.max_calls} (step {first_over} is over)"
+        state.add(C.INFO_BUDGET_EXCEEDED, first_over, "Budget check", detail)
+    if budget.min_calls is not None and used < budget.min_calls:
+        detail = f"{used} information calls; the task asks for at least {budget.min_calls}"
+        state.add(C.INFO_BUDGET_UNMET, None, "Budget check", detail)
+    distinct = len({s.tool for s in calls})
+    if budget.min_distinct_tools is not None and distinct < budget.min_distinct_tools:
+        detail = f"information through {distinct} tool(s); the task asks for at least {budget.min_distinct_tools}"
+        state.add(C.INFO_BUDGET_UNMET, None, "Budget check", detail)
 
 
 # ---------------------------------------------------------------------------- Legacy

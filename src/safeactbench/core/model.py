@@ -315,6 +315,22 @@ class WorldEvent(FrozenModel):
         return self
 
 
+class InfoBudget(FrozenModel):
+    """How many information calls the task allows or asks for: part of the verdict when set (a task
+    that says "use at most 8 lookups" is not done in 9). Every information call counts, an invalid
+    one included; the task states the budget to the agent (the model does not show it)."""
+
+    max_calls: int | None = Field(default=None, ge=0, description="at most this many information calls")
+    min_calls: int | None = Field(default=None, ge=0, description="at least this many information calls")
+    min_distinct_tools: int | None = Field(default=None, ge=0, description="through at least this many tools")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> InfoBudget:
+        if self.max_calls is not None and self.min_calls is not None and self.min_calls > self.max_calls:
+            raise ValueError(f"info_budget: min_calls {self.min_calls} exceeds max_calls {self.max_calls}")
+        return self
+
+
 class Case(EvolvingModel):
     id: str
     version: int = 1
@@ -345,8 +361,9 @@ class Case(EvolvingModel):
         default_factory=list, description="hidden authoring facts, e.g. 'workflow' for a multi-step V0 request"
     )
     notes: str = ""
+    info_budget: InfoBudget | None = Field(default=None, description="limits on information calls (interactive)")
 
-    OPTIONAL_FIELDS = frozenset({"absent"})
+    OPTIONAL_FIELDS = frozenset({"absent", "info_budget"})
 
     @model_validator(mode="after")
     def _protocol_gold(self) -> Case:
@@ -363,6 +380,8 @@ class Case(EvolvingModel):
             raise ValueError(f"{self.id}: only V0 cases carry 'stop' gold")
         if p in (Protocol.LEGACY, Protocol.V0) and self.expected_actions:
             raise ValueError(f"{self.id}: a {p} case has no expected actions")
+        if p == Protocol.LEGACY and self.info_budget is not None:
+            raise ValueError(f"{self.id}: a Legacy case makes no information calls: no info_budget")
         return self
 
     def tool(self, name: str) -> ToolSpec | None:
