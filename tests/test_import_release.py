@@ -152,3 +152,20 @@ def test_a_checkout_that_is_not_the_release_is_named(tmp_path: Path) -> None:
     assert fidelity["SAB-V2-901"]["status"] == "not_importable"
     assert fidelity["SAB-V2-901"]["notes"][0].startswith("unexpected data (AttributeError")
     assert fidelity["SAB-V1-901"]["status"] == "exact"
+
+
+def test_the_release_information_budget_is_part_of_the_imported_verdict(imported: Path) -> None:
+    from safeactbench.core.episode import Episode
+    from safeactbench.core.evaluator import evaluate
+    from safeactbench.core.script import run_script
+
+    case = {c.id: c for c in read_suite(imported)}["SAB-V1-901"]
+    assert case.info_budget is not None and case.info_budget.max_calls is not None
+    assert case.info_budget.min_calls is not None and case.info_budget.min_distinct_tools is not None
+    read = next(s for s in case.reference if (spec := case.tool(s.tool)) is not None and spec.kind == "information")
+    reads = sum((spec := case.tool(s.tool)) is not None and spec.kind == "information" for s in case.reference)
+    extra = [read] * (case.info_budget.max_calls - reads + 1)  # one call over the release's max_info_calls
+    episode = Episode(case)
+    run_script(episode, [*extra, *case.reference])
+    verdict = evaluate(case, episode.trajectory())
+    assert verdict.score == 0 and [f.code.value for f in verdict.findings] == ["INFO_BUDGET_EXCEEDED"]

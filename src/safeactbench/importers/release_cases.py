@@ -21,6 +21,7 @@ from ..core.model import (
     Case,
     Decision,
     ExpectedAction,
+    InfoBudget,
     LegacyGold,
     Protocol,
     Record,
@@ -39,6 +40,12 @@ RESULT = re.compile(r"^result:([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$")
 UNORDERED = {"summary_facts", "dependency_receipts"}  # the release compares these as multisets
 AGENT_GENERATED = {"idempotency_key"}
 MAX_BUDGET = 120
+# the release's information budget fields, as the case's `info_budget` holds them (part of the verdict)
+BUDGET_FIELDS = {
+    "max_calls": "max_info_calls",
+    "min_calls": "min_info_calls",
+    "min_distinct_tools": "min_distinct_info_tools",
+}
 DEFAULT_NOW = "2026-01-01T00:00:00Z"
 
 
@@ -177,11 +184,6 @@ class Translation:
             )
             self.requirements.append(req)
             ids.append(req.id)
-        distinct = {str(c.get("tool")) for c in calls}
-        if int(self.data.get("min_info_calls") or 0) > len(calls) or int(
-            self.data.get("min_distinct_info_tools") or 0
-        ) > len(distinct):
-            self.note("min_info_calls / min_distinct_info_tools beyond the required calls are not checked")
         return ids
 
     def conditions(self, prefix: str, requirement: dict[str, Any], action_args: dict[str, Any]) -> list[str]:
@@ -305,7 +307,14 @@ def _base(source: ReleaseCase, protocol: Protocol, t: Translation, tools: list[T
         t.note(f"the information budget of {max_calls} calls is capped: the episode budget is {MAX_BUDGET} calls")
         budget = MAX_BUDGET
     records = t.evidence.records()
+    declared = {
+        "max_calls": "max_info_calls",
+        "min_calls": "min_info_calls",
+        "min_distinct_tools": "min_distinct_info_tools",
+    }
+    limits = {mine: int(data[theirs]) for mine, theirs in declared.items() if data.get(theirs) is not None}
     return {
+        "info_budget": InfoBudget(**limits) if limits else None,
         "id": source.case_id,
         "protocol": protocol,
         "domain": domain,
