@@ -307,12 +307,7 @@ def _base(source: ReleaseCase, protocol: Protocol, t: Translation, tools: list[T
         t.note(f"the information budget of {max_calls} calls is capped: the episode budget is {MAX_BUDGET} calls")
         budget = MAX_BUDGET
     records = t.evidence.records()
-    declared = {
-        "max_calls": "max_info_calls",
-        "min_calls": "min_info_calls",
-        "min_distinct_tools": "min_distinct_info_tools",
-    }
-    limits = {mine: int(data[theirs]) for mine, theirs in declared.items() if data.get(theirs) is not None}
+    limits = {mine: int(data[theirs]) for mine, theirs in BUDGET_FIELDS.items() if data.get(theirs) is not None}
     return {
         "info_budget": InfoBudget(**limits) if limits else None,
         "id": source.case_id,
