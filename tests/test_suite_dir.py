@@ -87,3 +87,9 @@ def test_a_directory_without_a_suite_is_named(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, ["cases", "--suite", str(directory)])
         assert result.exit_code == 2 and "--suite:" in result.output and missing in result.output, result.output
     assert "SAB-V1-001" in cli("cases")  # nothing changed
+
+
+def test_the_validation_report_names_the_suite_it_validated(mini: Path, tmp_path: Path) -> None:
+    report = tmp_path / "mini.md"
+    cli("validate", "--suite", str(mini), "--report", str(report))
+    assert report.read_text().splitlines()[0] == "# Suite mini 0.0.1 — validation report"
