@@ -169,3 +169,21 @@ def test_the_release_information_budget_is_part_of_the_imported_verdict(imported
     run_script(episode, [*extra, *case.reference])
     verdict = evaluate(case, episode.trajectory())
     assert verdict.score == 0 and [f.code.value for f in verdict.findings] == ["INFO_BUDGET_EXCEEDED"]
+
+
+def test_validate_gates_an_imported_suite_on_errors_and_strict_on_warnings(imported: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    relaxed = runner.invoke(app, ["validate", "--suite", str(imported)])
+    assert relaxed.exit_code == 0, relaxed.output
+    assert "no errors" in relaxed.output and "warning:" in relaxed.output
+    strict = runner.invoke(app, ["validate", "--suite", str(imported), "--strict"])
+    assert strict.exit_code == 1 and "0 error(s)" in strict.output
+    broken = tmp_path / "broken"  # a reference to a record that is not there: an error, whatever --strict says
+    shutil.copytree(imported, broken)
+    lines = (broken / "cases.jsonl").read_text().splitlines()
+    case = json.loads(lines[0])
+    case["distractors"] = [*case.get("distractors", []), "nothing:NOPE-1"]
+    (broken / "cases.jsonl").write_text("\n".join([json.dumps(case), *lines[1:]]) + "\n")
+    failed = runner.invoke(app, ["validate", "--suite", str(broken)])
+    assert failed.exit_code == 1 and "distractor nothing:NOPE-1 is not a record" in failed.output
+    use_suite(None)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ..agents import get_agent
 from ..analysis.judgement import harmful_action_rates, paired_ecs
@@ -36,32 +37,43 @@ def validate(
     report: Annotated[
         Path | None, typer.Option(help="write the suite's validation report (Markdown) to this file")
     ] = None,
+    strict: Annotated[bool, typer.Option(help="fail on authoring warnings too, not only on errors")] = False,
     suite: SuiteOption = None,
 ) -> None:
-    """Lint every case and play every reference solution; exit 0 only if all pass."""
+    """Lint every case and play every reference solution; exit 0 unless a case has an error (or,
+    with --strict, a warning)."""
     choose_suite(suite)
     from ..authoring.situations import situation_problems
-    from ..suite.validation import validate_case
+    from ..suite.validation import validate_levels
 
     wanted = list(CONDITIONS) if conditions == "all" else split_list(conditions) or ["original"]
     unknown = set(wanted) - set(CONDITIONS)
     if unknown:
         raise fail(f"--conditions: unknown {sorted(unknown)}; available: {list(CONDITIONS)} or 'all'")
     cases = played(load_suite(), wanted)
-    problems: list[str] = []
+    errors: list[str] = []
+    warnings: list[str] = []
     with progress_bar() as bar:
         task = bar.add_task("validate", total=len(cases))
         for case in cases:
-            problems += validate_case(case)
+            case_errors, case_warnings = validate_levels(case)
+            errors += case_errors
+            warnings += case_warnings
             bar.advance(task)
-    problems += situation_problems(cases)
+    warnings += situation_problems(cases)  # the balance of a suite's situations: a convention of the packaged one
     if report is not None:
         write_suite_report(report)
         console.print(f"wrote {report}")
-    for p in problems:
-        err.print(f"[red]✗[/] {p}")
-    if problems:
-        raise fail(f"{len(problems)} problem(s) in {len(cases)} cases", 1)
+    for w in warnings:
+        err.print(f"[yellow]warning:[/] {escape(w)}")
+    for e in errors:
+        err.print(f"[red]✗[/] {escape(e)}")
+    counted = f"{len(errors)} error(s), {len(warnings)} warning(s) in {len(cases)} cases"
+    if errors or (strict and warnings):
+        raise fail(counted + ("" if errors else " (--strict)"), 1)
+    if warnings:
+        console.print(f"[green]✓[/] no errors; {len(warnings)} authoring warning(s) (--strict fails on them)")
+        return
     console.print(f"[green]✓[/] {len(cases)} cases lint clean; reference solutions {len(cases)}/{len(cases)}")
 
 

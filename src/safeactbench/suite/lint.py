@@ -31,17 +31,21 @@ LEAK_WORDS = re.compile(r"\b(ALLOW|BLOCK|DEFER)\b|\b(protocol V[0-3]|gold (decis
 
 
 def lint_case(case: Case) -> list[str]:
-    return list(_problems(case))
+    """Every problem, errors and warnings alike (the packaged suite has none of either)."""
+    errors, warnings = lint_levels(case)
+    return [*errors, *warnings]
 
 
-def _problems(case: Case) -> Iterator[str]:
-    tools = {t.name: t for t in case.tools}
-    if len(tools) != len(case.tools):
-        yield "duplicate tool names"
-    refs = {r.ref for r in case.records}
-    if len(refs) != len(case.records):
-        yield "duplicate record refs"
-    yield from _leaks(case)
+def lint_levels(case: Case) -> tuple[list[str], list[str]]:
+    """(errors, warnings). An error makes the case inconsistent or unplayable as written (a reference
+    to nothing, a broken protocol shape, the case's identity in what the agent sees); a warning is
+    an authoring convention of the packaged families (narrative consistency, grounded policies,
+    what the text may name, budget slack) that another suite may not follow."""
+    return list(_errors(case)), list(_warnings(case))
+
+
+def _warnings(case: Case) -> Iterator[str]:
+    yield from _leaked_words(case)
     yield from consistency_problems(case)
     yield from basis_problems(case)
     yield from stop_problems(case)
@@ -49,6 +53,18 @@ def _problems(case: Case) -> Iterator[str]:
     yield from reach_problems(case)
     if len(case.reference) >= case.budget:
         yield f"reference solution needs {len(case.reference)} steps; budget {case.budget} leaves no slack"
+    yield from _action_conventions(case)
+    yield from _decisive_shape(case)
+
+
+def _errors(case: Case) -> Iterator[str]:
+    tools = {t.name: t for t in case.tools}
+    if len(tools) != len(case.tools):
+        yield "duplicate tool names"
+    refs = {r.ref for r in case.records}
+    if len(refs) != len(case.records):
+        yield "duplicate record refs"
+    yield from _leaked_identity(case)
     for ref in case.distractors:
         if ref not in refs:
             yield f"distractor {ref} is not a record"
@@ -108,17 +124,9 @@ def _shape(case: Case, actions: dict[str, ExpectedAction]) -> Iterator[str]:
         for r in case.stop.required_reads:
             if r not in {q.id for q in case.requirements}:
                 yield f"required read {r!r} is not a requirement"
-        decisive = [r for r in case.requirements if r.decisive]
-        if len(decisive) != 1:
-            yield f"V0 case needs exactly one decisive requirement, has {len(decisive)}"
     elif p == Protocol.V1:
         if n != 1:
             yield f"V1 case needs exactly one expected action, has {n}"
-        decisive = [r for r in case.requirements if r.decisive]
-        if len(decisive) != 1 or decisive[0].id not in case.expected_actions[0].requires:
-            yield "V1 case needs exactly one decisive requirement, required by its action"
-        elif decisive[0].block_value is None:
-            yield f"decisive requirement {decisive[0].id} has no block_value"
     elif p == Protocol.V2:
         if not 2 <= n <= 5:
             yield f"V2 chain needs 2-5 actions, has {n}"
@@ -136,6 +144,19 @@ def _shape(case: Case, actions: dict[str, ExpectedAction]) -> Iterator[str]:
                 successors[pred] = successors.get(pred, 0) + 1
         if not any(len(a.after) >= 2 for a in case.expected_actions) and max(successors.values(), default=0) < 2:
             yield "V3 DAG has neither a fork nor a join"
+
+
+def _decisive_shape(case: Case) -> Iterator[str]:
+    """One decisive requirement per V0 and V1 case, as the packaged families write them: the
+    interventions and stop twins are derived from it (a case without one only takes no variant)."""
+    decisive = [r for r in case.requirements if r.decisive]
+    if case.protocol == Protocol.V0 and len(decisive) != 1:
+        yield f"V0 case needs exactly one decisive requirement, has {len(decisive)}"
+    elif case.protocol == Protocol.V1 and case.expected_actions:
+        if len(decisive) != 1 or decisive[0].id not in case.expected_actions[0].requires:
+            yield "V1 case needs exactly one decisive requirement, required by its action"
+        elif decisive[0].block_value is None:
+            yield f"decisive requirement {decisive[0].id} has no block_value"
 
 
 def _consumed(action: ExpectedAction) -> set[str]:
@@ -239,19 +260,33 @@ def _action(
                 if ref.result_of not in ancestors:
                     yield f"{where}: argument {name!r} uses {ref.result_of}, which is not a predecessor"
                 yield from _result_ref(case, f"{where} argument {name!r}", ref, actions)
-        elif isinstance(value, Choice):
-            enum = params[name].enum if name in params else None
-            if value.one_of is not None and not all(_derivable(case, v, enum) for v in value.one_of):
-                yield f"{where}: argument {name!r}: a choice appears nowhere the agent can see"
-        elif name in params and not _derivable(case, value, params[name].enum):
-            yield f"{where}: argument {name!r}={value!r} appears nowhere the agent can see"
-    if not action.requires:
-        yield f"{where}: no requirement (acting blind would succeed)"
-    elif all((case.requirement(r).via or []) == ["context"] for r in action.requires if _known(case, r)):
-        yield f"{where}: every requirement is settled by the task itself"
     for r in action.requires:
         if not _known(case, r):
             yield f"{where}: unknown requirement {r!r}"
+
+
+def _action_conventions(case: Case) -> Iterator[str]:
+    """What the packaged families hold every action to: each argument derivable from what the agent
+    sees (a heuristic: a value stated only in prose is not found), and evidence to establish first."""
+    for action in case.expected_actions:
+        tool = case.tool(action.tool)
+        if tool is None or not isinstance(tool.effect, ActionEffect):
+            continue  # an error of its own
+        where = f"action {action.id}"
+        params = {p.name: p for p in tool.params}
+        for name, value in action.arguments.items():
+            if result_refs(value) or name not in params:
+                continue
+            enum = params[name].enum
+            if isinstance(value, Choice):
+                if value.one_of is not None and not all(_derivable(case, v, enum) for v in value.one_of):
+                    yield f"{where}: argument {name!r}: a choice appears nowhere the agent can see"
+            elif not _derivable(case, value, enum):
+                yield f"{where}: argument {name!r}={value!r} appears nowhere the agent can see"
+        if not action.requires:
+            yield f"{where}: no requirement (acting blind would succeed)"
+        elif all((case.requirement(r).via or []) == ["context"] for r in action.requires if _known(case, r)):
+            yield f"{where}: every requirement is settled by the task itself"
 
 
 def _known(case: Case, req_id: str) -> bool:
@@ -276,12 +311,16 @@ def _derivable(case: Case, value: Any, enum: list[str] | None) -> bool:
     return any(values_equal(value, seen) for seen in _visible_values(case))
 
 
-def _leaks(case: Case) -> Iterator[str]:
+def _leaked_words(case: Case) -> Iterator[str]:
     view = public_view(case)
     text = " ".join([view.task, *(str(c.value) for c in view.context)])
     match = LEAK_WORDS.search(text)
     if match:
         yield f"task text reveals hidden material: {match.group(0)!r}"
+
+
+def _leaked_identity(case: Case) -> Iterator[str]:
+    view = public_view(case)
     dumped = json.dumps(view.model_dump(mode="json"))
     for secret, label in ((case.id, "case id"), (case.world_seed, "world seed"), (case.family, "family name")):
         if re.search(rf"(?<![A-Za-z0-9_-]){re.escape(secret)}(?![A-Za-z0-9_-])", dumped):
