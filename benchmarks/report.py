@@ -467,22 +467,32 @@ def lookup(results: Any, path: str) -> Any:
     return value
 
 
+def unfilled(notes: str, results: dict[str, Any]) -> list[str]:
+    """The placeholders of the notes that these results cannot fill (a part not measured in them)."""
+    return [path for path, _ in PLACEHOLDER.findall(notes) if _number(results, path) is None]
+
+
 def filled(notes: str, results: dict[str, Any]) -> str:
     """The notes with every `{{path|format}}` replaced by that number of this page's results, so a
     finding that quotes a current number cannot drift from the tables (numbers written out are from
-    when their round was measured). A path the results lack is an error naming it."""
+    when their round was measured); "–" where these results lack the part (`--only`, `--quick`)."""
 
     def value(match: re.Match[str]) -> str:
         path, kind = match.groups()
-        try:
-            number = lookup(results, path)
-        except (KeyError, StopIteration, TypeError, IndexError):
-            raise KeyError(f"benchmarks/notes.md: {{{{{path}|{kind}}}}}: not in the results") from None
-        if kind == "ms":
-            number *= 1000
-        return FORMATS[kind].format(number)
+        number = _number(results, path)
+        if number is None:
+            return "–"
+        return FORMATS[kind].format(number * 1000 if kind == "ms" else number)
 
     return PLACEHOLDER.sub(value, notes)
+
+
+def _number(results: dict[str, Any], path: str) -> float | None:
+    try:
+        value = lookup(results, path)
+    except (KeyError, StopIteration, TypeError, IndexError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
 
 
 def render(results: dict[str, Any], baseline: dict[str, Any] | None, command: str) -> str:

@@ -164,14 +164,15 @@ def test_fast_case_checksum_is_byte_identical() -> None:
 
 
 def test_findings_quote_current_numbers_from_the_results_they_are_rendered_with() -> None:
-    from benchmarks.report import NOTES, PLACEHOLDER, filled
+    from benchmarks.report import NOTES, PLACEHOLDER, filled, unfilled
 
     results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
     notes = NOTES.read_text(encoding="utf-8")
     assert PLACEHOLDER.search(notes)  # the notes quote current numbers this way
+    assert unfilled(notes, results) == []  # every path names a number of the committed results
     assert not PLACEHOLDER.search(filled(notes, results))
     level = {"concurrency": 64, "efficiency": 0.5}
     changed = {**results, "concurrency": {"runs": {"lean": {"levels": [level]}}}}
     assert filled("{{concurrency.runs.lean.levels[concurrency=64].efficiency|pct}}", changed) == "50%"
-    with pytest.raises(KeyError, match="not in the results"):
-        filled("{{concurrency.runs.nowhere.efficiency|pct}}", results)
+    assert filled("{{concurrency.runs.nowhere.efficiency|pct}}", results) == "–"  # a part not measured
+    assert unfilled("{{concurrency.runs.nowhere.efficiency|pct}}", results) == ["concurrency.runs.nowhere.efficiency"]

@@ -180,11 +180,6 @@ def run(
         label = label or (template[1:] if named_template else None)
     if base_url is not None and harness_cmd is None:
         raise fail("--base-url is for --harness-cmd runs; models take --model-arg base_url=...")
-    if harness_cmd is not None and base_url is None and re.search(r"\{(base_url|api_root)\}", harness_cmd):
-        raise fail(
-            "--harness-cmd: the command talks to a model at {base_url}; pass --base-url (your model server, "
-            "or a `safeactbench serve-agent` for an offline run)"
-        )
     if harness_name in RENAMED_HARNESSES:
         new_name = RENAMED_HARNESSES[harness_name]
         err.print(f"[yellow]warning:[/] --harness {harness_name} is deprecated; it is now --harness {new_name}")
@@ -201,6 +196,11 @@ def run(
         raise fail(
             "generation settings (--temperature, ...) are for --model runs through --harness inspect, lean or a "
             "family CLI; a --harness-cmd CLI sets its own (in its command or config)"
+        )
+    if harness_cmd is not None and base_url is None and re.search(r"\{(base_url|api_root)\}", harness_cmd):
+        raise fail(
+            "--harness-cmd: the command talks to a model at {base_url}; pass --base-url (your model server, "
+            "or a `safeactbench serve-agent` for an offline run)"
         )
     policy = CallPolicy(call_timeout, call_retries, max_runtime_failures)
     filters = {"protocol": protocol, "domain": domain, "cases": case_ids}
