@@ -235,3 +235,14 @@ def test_the_preflight_names_the_tool_choice_a_server_accepts(path: str, upstrea
     assert done.returncode == 2
     assert "--tool-choice required" in done.stderr and "succeeds with --tool-choice auto" in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_failure_reasons_carry_no_python_reprs_or_console_markup() -> None:
+    from safeactbench.harness.runtime import readable, runtime_reason
+
+    assert readable("PrerequisiteError: [bold][blue]KEY[/blue][/bold] environment variable not set") == (
+        "PrerequisiteError: KEY environment variable not set"
+    )
+    assert readable("a [x] b [/y] c") == "a [x] b [/y] c"  # not markup: kept as written
+    reason = runtime_reason("RetryError[<Future at 0x7f3a1c2b9d50 state=finished raised APIConnectionError>]")
+    assert reason == "server_unreachable: APIConnectionError (on every retry)"

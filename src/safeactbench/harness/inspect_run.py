@@ -27,7 +27,7 @@ from ..suite.catalog import get_case
 from .generation import Generation
 from .inspect_sample import TRANSCRIPT_KEY
 from .inspect_task import safeactbench, sample_id
-from .runtime import MAX_CONSECUTIVE_FAILURES, RunInterrupted, RunStopped, runtime_reason
+from .runtime import MAX_CONSECUTIVE_FAILURES, RunInterrupted, RunStopped, readable, runtime_reason
 
 RUNTIME_RETRIES = 2
 SAMPLES_FILE = ".samples"
@@ -120,7 +120,7 @@ def run_with_inspect(
                 **generation.inspect_config(),
             )
     except (ValueError, TypeError, RuntimeError, OSError) as exc:  # raised before any sample ran
-        raise InspectFailed(f"Inspect AI could not run {model!r}: {type(exc).__name__}: {exc}") from None
+        raise InspectFailed(readable(f"Inspect AI could not run {model!r}: {type(exc).__name__}: {exc}")) from None
     # what this evaluation recorded: a pending episode that failed again on --resume is recorded
     # again (its new reason supersedes the old one), one the solver recorded is not recorded twice
     stored = {r.key for _, r in read_numbered(store.episodes_path)[lines_before:]}
@@ -130,7 +130,7 @@ def run_with_inspect(
         if _all_stored(log, stored):
             continue
         if log.status == "error" and not log.samples and log.error is not None:
-            raise InspectFailed(f"Inspect AI stopped: {log.error.message}")
+            raise InspectFailed(readable(f"Inspect AI stopped: {log.error.message}"))
         for sample in log.samples or []:
             meta = sample.metadata
             key = (str(meta["case_id"]), str(meta["condition"]), int(meta["repetition"]))

@@ -12,6 +12,7 @@ failure, no new episode starts; the run exits non-zero and `--resume` plays the 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Callable
@@ -58,10 +59,18 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
 def readable(problem: str) -> str:
-    """A reason without Python reprs: tenacity's `RetryError[<Future ... raised X>]` says which
-    error the retries ended in; object addresses say nothing."""
+    """A reason without Python reprs or console markup: tenacity's `RetryError[<Future ... raised
+    X>]` says which error the retries ended in; object addresses say nothing; a provider's
+    `[bold][blue]KEY[/blue][/bold]` (Inspect's missing-key message) is the text `KEY`."""
     problem = _RETRY_REPR.sub(lambda m: f"{m.group(1)} (on every retry)", problem)
-    return _ADDRESS.sub("", problem)
+    problem = _ADDRESS.sub("", problem)
+    if "[/" in problem:
+        from rich.errors import MarkupError
+        from rich.text import Text
+
+        with contextlib.suppress(MarkupError):  # not markup after all: keep it as written
+            problem = Text.from_markup(problem).plain
+    return problem
 
 
 class RuntimeFailure(RuntimeError):
