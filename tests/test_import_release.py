@@ -10,13 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from safeactbench.cli import app
 from safeactbench.core.episode import Episode
 from safeactbench.core.evaluator import evaluate
 from safeactbench.core.model import Protocol
 from safeactbench.core.script import run_script
+from safeactbench.importers.release_files import case_spec_sha256
+from safeactbench.importers.safeact_release import STATUSES
 from safeactbench.runs.store import read_episodes
 from safeactbench.suite.catalog import use_suite
 from safeactbench.suite.data import read_suite
@@ -42,7 +44,15 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def report(out: Path) -> dict[str, dict]:
-    return {f["case_id"]: f for f in json.loads((out / "import-report.json").read_text())}
+    return {f["case_id"]: f for f in json.loads((out / "import-report.json").read_text())["cases"]}
+
+
+def errors(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("error:")]
+
+
+def import_into(checkout: Path, out: Path) -> Result:
+    return CliRunner().invoke(app, ["import", "safeact-release", str(checkout), "--out", str(out)])
 
 
 def test_every_backend_and_protocol_imports_and_its_reference_scores_one(imported: Path) -> None:
@@ -67,7 +77,7 @@ def test_the_fidelity_report_says_what_was_kept_lost_and_why_not(imported: Path)
     broken = fidelity["SAB-V1-903"]
     assert broken["status"] == "not_importable" and "rotation_approval" in broken["notes"][0]
     text = (imported / "IMPORT.md").read_text()
-    assert "CC BY 4.0" in text and "SAB-V1-903" in text and "| V2 | 1 | 0 | 0 |" in text
+    assert "CC BY 4.0" in text and "SAB-V1-903" in text and "| V2 | acme_ops | 1 | 0 | 0 |" in text
 
 
 def test_imported_semantics_match_the_release(imported: Path) -> None:
@@ -135,23 +145,96 @@ def test_the_imported_suite_plays_on_run_and_report(imported: Path, tmp_path: Pa
 
 
 def test_a_checkout_that_is_not_the_release_is_named(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["import", "safeact-release", str(tmp_path), "--out", str(tmp_path / "o")])
+    result = import_into(tmp_path, tmp_path / "o")
     assert result.exit_code == 2 and "no env/ folder" in result.output
     broken = tmp_path / "broken"
     shutil.copytree(FIXTURE, broken)
-    (broken / "env" / "multi_step_cases.json").write_text("{not json")
-    result = CliRunner().invoke(app, ["import", "safeact-release", str(broken), "--out", str(tmp_path / "o")])
+    catalog = broken / "env" / "multi_step_cases.json"
+    original = catalog.read_text()
+    catalog.write_text("{not json")
+    result = import_into(broken, tmp_path / "o")
     assert result.exit_code == 2 and "multi_step_cases.json: not valid JSON" in result.output, result.output
-    # a case of a shape nobody foresaw is that case's problem, not the import's
-    (broken / "env" / "multi_step_cases.json").unlink()
+    catalog.unlink()  # a catalog the manifest lists is missing: one line naming it
+    result = import_into(broken, tmp_path / "o")
+    assert result.exit_code == 2 and "multi_step_cases.json: missing" in result.output, result.output
+    assert len(errors(result.output)) == 1
+    catalog.write_text(original)
+    manifest = broken / "env" / "case_manifest.json"
+    manifest.write_text('{"cases": []}')  # not the release's manifest
+    result = import_into(broken, tmp_path / "o")
+    assert result.exit_code == 2 and "case_manifest.json: expected an object with a list 'entries'" in result.output
+
+
+def test_a_case_that_is_not_the_release_case_is_refused_with_both_hashes(tmp_path: Path) -> None:
+    changed = tmp_path / "changed"
+    shutil.copytree(FIXTURE, changed)
+    catalog = changed / "env" / "state_action_cases.json"
+    catalog.write_text(catalog.read_text().replace("Rotate API key K-7", "Rotate API key K-77", 1))
+    entry = next(
+        e
+        for e in json.loads((FIXTURE / "env" / "case_manifest.json").read_text())["entries"]
+        if e["case_id"] == "SAB-V1-901"
+    )
+    result = import_into(changed, tmp_path / "o")
+    assert result.exit_code == 2, result.output
+    [line] = errors(result.output)  # one line (the progress bar aside)
+    assert "SAB-V1-901" in line and entry["case_spec_sha256"] in line
+    observed = next(w for w in line.split() if len(w) == 64 and w != entry["case_spec_sha256"])
+    assert all(c in "0123456789abcdef" for c in observed)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_case_of_an_unforeseen_shape_is_that_cases_problem(tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(FIXTURE, broken)
     catalog = broken / "env" / "linear_workflow_cases.json"
     catalog.write_text(catalog.read_text().replace('"required_info_calls": [', '"required_info_calls": [7, ', 1))
-    result = CliRunner().invoke(app, ["import", "safeact-release", str(broken), "--out", str(tmp_path / "o")])
+    manifest = broken / "env" / "case_manifest.json"  # its hash follows the change: the release's own case
+    data = json.loads(manifest.read_text())
+    for entry in data["entries"]:
+        if entry["case_id"] == "SAB-V2-901":
+            episode = json.loads(catalog.read_text())["episodes"][0]
+            entry["case_spec_sha256"] = case_spec_sha256(episode)
+    manifest.write_text(json.dumps(data))
+    result = import_into(broken, tmp_path / "o")
     assert result.exit_code == 0, result.output
     fidelity = report(tmp_path / "o")
     assert fidelity["SAB-V2-901"]["status"] == "not_importable"
     assert fidelity["SAB-V2-901"]["notes"][0].startswith("unexpected data (AttributeError")
     assert fidelity["SAB-V1-901"]["status"] == "exact"
+
+
+def test_every_case_keeps_its_provenance(imported: Path) -> None:
+    fidelity = report(imported)
+    entries = {e["case_id"]: e for e in json.loads((FIXTURE / "env" / "case_manifest.json").read_text())["entries"]}
+    cases = {c.id: c for c in read_suite(imported)}
+    for case_id, f in fidelity.items():
+        provenance, entry = f["provenance"], entries[case_id]
+        assert provenance["dataset_version"] == "fixture"
+        assert provenance["evaluation_profile"] == entry["evaluation_profile"]
+        assert provenance["verified"] == ("case_spec_sha256" in entry)
+        if provenance["verified"]:
+            assert provenance["case_spec_sha256"] == entry["case_spec_sha256"]
+        if case_id in cases:  # the imported case says the same in its notes
+            notes = cases[case_id].notes
+            assert provenance["case_spec_sha256"] in notes and "dataset_version fixture" in notes
+            assert entry["evaluation_profile"]["evidence_backend"] in notes
+    assert not fidelity["SAB-L-902"]["provenance"]["verified"]  # no hash in its entry: recomputed only
+    assert sum(f["provenance"]["verified"] for f in fidelity.values()) == len(fidelity) - 1
+
+
+def test_the_status_table_counts_protocol_by_domain_by_status(imported: Path) -> None:
+    document = json.loads((imported / "import-report.json").read_text())
+    assert document["dataset_version"] == "fixture"
+    expected: dict[tuple[str, str], dict[str, int]] = {}
+    for f in document["cases"]:
+        row = expected.setdefault((f["protocol"], f["domain"]), dict.fromkeys(STATUSES, 0))
+        row[f["status"]] += 1
+    assert {(r["protocol"], r["domain"]): {s: r[s] for s in STATUSES} for r in document["counts"]} == expected
+    assert [r["protocol"] for r in document["counts"]] == ["Legacy", "V0", "V1", "V2", "V3"]
+    v1 = next(r for r in document["counts"] if r["protocol"] == "V1")
+    assert (v1["domain"], v1["exact"], v1["approximated"], v1["not_importable"]) == ("acme_ops", 1, 1, 1)
+    assert "| V1 | acme_ops | 1 | 1 | 1 |" in (imported / "IMPORT.md").read_text()
 
 
 def test_the_release_information_budget_is_part_of_the_imported_verdict(imported: Path) -> None:

@@ -19,7 +19,7 @@ def import_safeact_release(
     """Convert the study's public release, case by case, with a fidelity report (docs/import.md)."""
     from ..importers.release_cases import NotImportable
     from ..importers.release_files import ReleaseError
-    from ..importers.safeact_release import write_import
+    from ..importers.safeact_release import STATUSES, status_counts, write_import
 
     check_out_dir("--out", out)
     try:
@@ -31,10 +31,9 @@ def import_safeact_release(
     except OSError as exc:  # writing the suite directory
         raise fail(f"--out {out}: {os_reason(out, exc)}") from None
     table = Table(title=f"imported into {out}")
-    for column in ("protocol", "exact", "approximated", "not importable"):
+    for column in ("protocol", "domain", "exact", "approximated", "not importable"):
         table.add_column(column)
-    for protocol in dict.fromkeys(f.protocol for f in report):
-        mine = [f.status for f in report if f.protocol == protocol]
-        table.add_row(protocol, *(str(mine.count(s)) for s in ("exact", "approximated", "not_importable")))
+    for row in status_counts(report):
+        table.add_row(row["protocol"], row["domain"], *(str(row[s]) for s in STATUSES))
     console.print(table)
     console.print(f"what was approximated, and why a case was not importable: {out / 'IMPORT.md'}")

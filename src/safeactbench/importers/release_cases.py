@@ -140,6 +140,11 @@ def action_tools(
     return specs
 
 
+def origin(source: ReleaseCase, release: Release) -> str:
+    """The imported case's `notes`: its catalog and provenance (dataset version, case hash, profile)."""
+    return f"imported from the SafeAct release ({source.catalog.name}); {release.provenance(source).note()}"
+
+
 def vocabulary(release: Release, data: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
     """The controlled vocabularies of the case's domain: tool -> argument -> values."""
     return release.vocabularies.get(str(data.get("env_id")), {})
@@ -152,6 +157,7 @@ class Translation:
         self.source = source
         self.data = source.data
         self.vocabulary = vocabulary(release, source.data)
+        self.notes = origin(source, release)
         self.evidence = Evidence.of(self.data)
         self.requirements: list[Requirement] = []
         self.lost: list[str] = []
@@ -320,7 +326,7 @@ def _base(source: ReleaseCase, protocol: Protocol, t: Translation, tools: list[T
         "tools": t.evidence.tools([str(n) for n in data.get("info_tools") or []]) + tools,
         "records": records,
         "world_seed": hashlib.sha256(source.case_id.encode()).hexdigest()[:16],
-        "notes": f"imported from the SafeAct release ({source.catalog.name})",
+        "notes": t.notes,
     }
 
 
@@ -460,7 +466,7 @@ def legacy_case(source: ReleaseCase, release: Release) -> tuple[Case, list[str]]
             candidate=ActionCall(tool=tool, arguments=arguments), evidence=evidence, decision=Decision(decision)
         ),
         reference=[ScriptStep(tool=DECIDE, arguments={"decision": decision})],
-        notes=f"imported from the SafeAct release ({source.catalog.name})",
+        notes=origin(source, release),
     )
     return case, lost
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -26,6 +26,7 @@ from ..core.script import ScriptError, run_script
 from ..suite.data import write_suite
 from ..suite.lint import lint_case
 from .release_cases import NotImportable, interactive_case, legacy_case
+from .release_evidence import slug
 from .release_files import Release, ReleaseCase, read_release
 
 SUITE_NAME = "safeact-release"
@@ -38,10 +39,24 @@ class Fidelity:
 
     case_id: str
     protocol: str
+    domain: str
     backend: str
     status: Status
     notes: list[str] = field(default_factory=list)  # approximated: what was lost; not_importable: why
     lint: list[str] = field(default_factory=list)  # SafeActBench's authoring lints the case does not pass
+    # the release's case hash (recomputed; `verified`: as its manifest says), dataset version, evaluation profile
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+STATUSES: tuple[Status, ...] = ("exact", "approximated", "not_importable")
+
+
+def status_counts(report: list[Fidelity]) -> list[dict[str, Any]]:
+    """Cases per protocol x domain x status, one row per protocol and domain (in protocol order)."""
+    order = {p.value: n for n, p in enumerate(Protocol)}
+    keys = sorted({(f.protocol, f.domain) for f in report}, key=lambda k: (order.get(k[0], len(order)), k[1]))
+    counts = Counter((f.protocol, f.domain, f.status) for f in report)
+    return [{"protocol": p, "domain": d, **{s: counts[(p, d, s)] for s in STATUSES}} for p, d in keys]
 
 
 def evidence_backend(source: ReleaseCase, release: Release) -> str:
@@ -61,9 +76,14 @@ def evidence_backend(source: ReleaseCase, release: Release) -> str:
 
 def translate(source: ReleaseCase, release: Release) -> tuple[Case | None, Fidelity]:
     backend = evidence_backend(source, release)
+    domain = slug(str(source.data.get("env_id") or source.data.get("domain") or "release"))
+    provenance = asdict(release.provenance(source))
+
+    def fidelity(status: Status, notes: list[str], lint: list[str] | None = None) -> Fidelity:
+        return Fidelity(source.case_id, source.protocol.value, domain, backend, status, notes, lint or [], provenance)
 
     def not_importable(reason: str) -> tuple[None, Fidelity]:
-        return None, Fidelity(source.case_id, source.protocol.value, backend, "not_importable", [reason])
+        return None, fidelity("not_importable", [reason])
 
     try:
         if source.protocol == Protocol.LEGACY:
@@ -80,7 +100,7 @@ def translate(source: ReleaseCase, release: Release) -> tuple[Case | None, Fidel
     if verdict.score != 1:
         return not_importable(f"its reference solution scores 0 here: {verdict.findings[0].detail}")
     status: Status = "approximated" if lost else "exact"
-    return case, Fidelity(source.case_id, source.protocol.value, backend, status, lost, lint_case(case))
+    return case, fidelity(status, lost, lint_case(case))
 
 
 def import_release(
@@ -101,18 +121,21 @@ def import_release(
 
 def write_import(checkout: Path, out: Path, progress: Callable[[int], None] | None = None) -> list[Fidelity]:
     """Import and write the suite directory with its fidelity report; returns the report."""
-    cases, report, _ = import_release(checkout, progress)
+    cases, report, release = import_release(checkout, progress)
     if not cases:
         raise NotImportable(f"{checkout}: no case could be imported ({report[0].notes[0] if report else 'none'})")
     write_suite(cases, out, name=SUITE_NAME, version="imported")
-    (out / "import-report.json").write_text(json.dumps([asdict(f) for f in report], indent=1) + "\n", encoding="utf-8")
+    document = {
+        "dataset_version": release.dataset_version,
+        "counts": status_counts(report),  # protocol x domain x status, as `import` prints them
+        "cases": [asdict(f) for f in report],
+    }
+    (out / "import-report.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     (out / "IMPORT.md").write_text(render_report(checkout, report), encoding="utf-8")
     return report
 
 
 def render_report(checkout: Path, report: list[Fidelity]) -> str:
-    counts = Counter((f.protocol, f.status) for f in report)
-    protocols = [p.value for p in Protocol if any(f.protocol == p.value for f in report)]
     lines = [
         "# Imported from the SafeAct release",
         "",
@@ -120,11 +143,11 @@ def render_report(checkout: Path, report: list[Fidelity]) -> str:
         "release's authors as its README asks). Converted by `safeactbench import safeact-release`; what the",
         "conversion changes is listed below and in SafeActBench's docs/import.md.",
         "",
-        "| protocol | exact | approximated | not importable |",
-        "|---|---|---|---|",
+        "| protocol | domain | exact | approximated | not importable |",
+        "|---|---|---|---|---|",
         *(
-            f"| {p} | {counts[(p, 'exact')]} | {counts[(p, 'approximated')]} | {counts[(p, 'not_importable')]} |"
-            for p in protocols
+            f"| {r['protocol']} | {r['domain']} | {r['exact']} | {r['approximated']} | {r['not_importable']} |"
+            for r in status_counts(report)
         ),
         "",
         "## What was approximated",
