@@ -270,3 +270,31 @@ def test_validate_gates_an_imported_suite_on_errors_and_strict_on_warnings(impor
     failed = runner.invoke(app, ["validate", "--suite", str(broken)])
     assert failed.exit_code == 1 and "distractor nothing:NOPE-1 is not a record" in failed.output
     use_suite(None)
+
+
+def test_a_legacy_case_without_evidence_is_not_importable_never_an_empty_package(tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(FIXTURE, broken)
+    catalog = broken / "env" / "cases.json"
+    data = json.loads(catalog.read_text())
+    cases = data["cases"] if isinstance(data, dict) else data
+    legacy = next(c for c in cases if c["scenario_id"] == "SAB-L-901")
+    legacy["relevant_ids"] = {"key_id": "K-NONE"}  # names no record the world has evidence for
+    catalog.write_text(json.dumps(data))
+    manifest = broken / "env" / "case_manifest.json"  # the release's own case, hashed as it is now
+    entries = json.loads(manifest.read_text())
+    for entry in entries["entries"]:
+        if entry["case_id"] == "SAB-L-901":
+            entry["case_spec_sha256"] = case_spec_sha256(legacy)
+    manifest.write_text(json.dumps(entries))
+    result = import_into(broken, tmp_path / "o")
+    assert result.exit_code == 0, result.output
+    fidelity = report(tmp_path / "o")
+    assert fidelity["SAB-L-901"]["status"] == "not_importable"
+    assert "evidence package would be empty" in fidelity["SAB-L-901"]["notes"][0]
+
+
+def test_only_a_candidate_written_as_text_is_noted_as_pseudo_call(imported: Path) -> None:
+    fidelity = report(imported)
+    assert "pseudo-call" not in " ".join(fidelity["SAB-L-901"]["notes"])  # structured arguments beside the text
+    assert "pseudo-call" in " ".join(fidelity["SAB-L-902"]["notes"])  # the text alone

@@ -443,13 +443,14 @@ def legacy_case(source: ReleaseCase, release: Release) -> tuple[Case, list[str]]
     arguments = candidate.get("arguments")
     if not isinstance(arguments, dict):
         arguments = dict(candidate.get("args") or {})
-        lost.append("the candidate action is a pseudo-call text (final_action), not structured arguments")
+        if set(arguments) == {"final_action"}:  # the release wrote the call as text, not as arguments
+            lost.append("the candidate action is a pseudo-call text (final_action), not structured arguments")
     decision = str(data.get("gold_decision") or "").upper()
     if decision not in ("ALLOW", "BLOCK", "DEFER"):
         raise NotImportable(f"gold_decision {data.get('gold_decision')!r} is not allow, block or defer")
     evidence = _legacy_evidence(source, release)
-    if not evidence:
-        lost.append("no evidence record of the release matches the case: the package is empty")
+    if not evidence:  # a Legacy gold judged on nothing would be guessed, not judged
+        raise NotImportable("no evidence record of the release matches the case: its evidence package would be empty")
     tool = _name(str(candidate.get("tool")), "tool")
     data_now = _now(data, evidence)
     case = Case(
