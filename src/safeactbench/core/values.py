@@ -30,6 +30,11 @@ def values_equal(a: Any, b: Any) -> bool:
     numerically (`119` == `119.00`), strings exactly after trimming, a boolean only with a boolean
     (`true` != `1`), objects by key set and values, arrays elementwise. Iterative, so nesting
     cannot exhaust the stack."""
+    return _equal(a, b, trim=True)
+
+
+def _equal(a: Any, b: Any, *, trim: bool) -> bool:
+    """The one walk behind `values_equal` (strings trimmed) and `json_equal` (strings exact)."""
     pending = [(a, b)]
     while pending:
         x, y = pending.pop()
@@ -40,7 +45,7 @@ def values_equal(a: Any, b: Any) -> bool:
             if not (is_number(x) and is_number(y) and same_number(x, y)):
                 return False
         elif isinstance(x, str) or isinstance(y, str):
-            if not (isinstance(x, str) and isinstance(y, str) and x.strip() == y.strip()):
+            if not (isinstance(x, str) and isinstance(y, str) and (x.strip() == y.strip() if trim else x == y)):
                 return False
         elif isinstance(x, dict) or isinstance(y, dict):
             if not (isinstance(x, dict) and isinstance(y, dict) and x.keys() == y.keys()):
@@ -50,7 +55,7 @@ def values_equal(a: Any, b: Any) -> bool:
             if not (isinstance(x, list | tuple) and isinstance(y, list | tuple) and len(x) == len(y)):
                 return False
             pending.extend(zip(x, y, strict=True))
-        elif x != y:
+        elif type(x) is not type(y) or x != y:
             return False
     return True
 
@@ -121,26 +126,7 @@ def json_equal(a: Any, b: Any) -> bool:
             return True  # the common case, at C speed: the same JSON text is the same value
     except (TypeError, ValueError, RecursionError):  # NaN, non-JSON objects, nesting past the C limit
         pass
-    pending = [(a, b)]
-    while pending:
-        x, y = pending.pop()
-        if isinstance(x, bool) or isinstance(y, bool):
-            if not (isinstance(x, bool) and isinstance(y, bool) and x == y):
-                return False
-        elif is_number(x) or is_number(y):
-            if not (is_number(x) and is_number(y) and same_number(x, y)):
-                return False
-        elif isinstance(x, dict):
-            if not isinstance(y, dict) or x.keys() != y.keys():
-                return False
-            pending.extend((value, y[key]) for key, value in x.items())
-        elif isinstance(x, list | tuple):
-            if not isinstance(y, list | tuple) or len(x) != len(y):
-                return False
-            pending.extend(zip(x, y, strict=True))
-        elif isinstance(y, dict | list | tuple) or type(x) is not type(y) or x != y:
-            return False
-    return True
+    return _equal(a, b, trim=False)
 
 
 def number_text(value: int | float) -> str:
