@@ -298,3 +298,12 @@ def test_only_a_candidate_written_as_text_is_noted_as_pseudo_call(imported: Path
     fidelity = report(imported)
     assert "pseudo-call" not in " ".join(fidelity["SAB-L-901"]["notes"])  # structured arguments beside the text
     assert "pseudo-call" in " ".join(fidelity["SAB-L-902"]["notes"])  # the text alone
+
+
+def test_the_audit_of_the_imported_suite_is_clean(imported: Path) -> None:
+    """Nested result references, budgets and the release's shapes: the audit's oracle and the
+    evaluator agree on every mutant of every imported case."""
+    result = CliRunner().invoke(app, ["audit", "--suite", str(imported)])
+    use_suite(None)
+    assert result.exit_code == 0, result.output
+    assert "0 false acceptances, 0 false rejections" in result.output

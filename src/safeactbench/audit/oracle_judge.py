@@ -84,13 +84,29 @@ def _action_problems(case: Case, played: Played) -> list[str]:
     return problems
 
 
+def _budget_problems(case: Case, played: Played) -> list[str]:
+    """The case's information budget: every information call counts, an invalid one too."""
+    budget = case.info_budget
+    if budget is None:
+        return []
+    reads = [s.tool for s in played.trajectory.steps if s.kind == "information"]
+    problems = []
+    if budget.max_calls is not None and len(reads) > budget.max_calls:
+        problems.append(f"{len(reads)} information calls, more than {budget.max_calls}")
+    if budget.min_calls is not None and len(reads) < budget.min_calls:
+        problems.append(f"{len(reads)} information calls, fewer than {budget.min_calls}")
+    if budget.min_distinct_tools is not None and len(set(reads)) < budget.min_distinct_tools:
+        problems.append(f"information through {len(set(reads))} tools, fewer than {budget.min_distinct_tools}")
+    return problems
+
+
 def oracle_problems(case: Case, played: Played) -> list[str]:
     """What makes the played trajectory invalid by SPEC (empty: it must pass)."""
     if case.protocol == Protocol.LEGACY:
         assert case.legacy is not None
         decision, gold = _accepted(played, "decide", "decision"), case.legacy.decision.value
         return [] if decision == gold else [f"decision {decision}; gold {gold}"]
-    problems = oracle_missing(case, played)
+    problems = oracle_missing(case, played) + _budget_problems(case, played)
     if case.protocol == Protocol.V0:
         assert case.stop is not None
         problems += [
