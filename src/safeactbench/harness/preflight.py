@@ -92,6 +92,15 @@ PROBE_TOOLS = json.dumps(
 TOOL_CHOICES = ("auto", "required", "none")
 
 
+def _other_choices(asked: str) -> list[str | None]:
+    """The tool choices to try when the server fails `asked` (None: send none at all)."""
+    return [choice for choice in (*TOOL_CHOICES, None) if choice != asked]
+
+
+def _choice_option(choice: str | None) -> str:
+    return "no --tool-choice" if choice is None else f"--tool-choice {choice}"
+
+
 async def _lean(endpoint: Endpoint) -> None:
     async with ChatClient(endpoint, connections=1) as client:
         try:
@@ -115,8 +124,7 @@ async def _lean(endpoint: Endpoint) -> None:
 async def _accepted_tool_choice(endpoint: Endpoint, asked: str) -> str | None:
     """The first other tool choice (or none sent at all) the endpoint answers the probe with, one
     attempt each, as the option that sets it; None when it answers none of them."""
-    others = [choice for choice in (*TOOL_CHOICES, None) if choice != asked]
-    for choice in others:
+    for choice in _other_choices(asked):
         params = {k: v for k, v in endpoint.params.items() if k != "tool_choice"}
         if choice is not None:
             params["tool_choice"] = choice
@@ -125,7 +133,7 @@ async def _accepted_tool_choice(endpoint: Endpoint, asked: str) -> str | None:
                 await client.complete([{"role": "user", "content": PROBE_PROMPT}], PROBE_TOOLS, "preflight")
             except EndpointError:
                 continue
-        return "no --tool-choice" if choice is None else f"--tool-choice {choice}"
+        return _choice_option(choice)
     return None
 
 
@@ -159,16 +167,15 @@ def preflight_inspect(
     except Exception as exc:  # whatever the provider raises: its message is what the user needs
         problem = readable(f"{type(exc).__name__}: {exc}")
         asked = generation.tool_choice
-        for choice in () if asked is None else [c for c in (*TOOL_CHOICES, None) if c != asked]:
+        for choice in () if asked is None else _other_choices(asked):
             other = generation.model_copy(update={"tool_choice": choice})
             try:
                 asyncio.run(_inspect(model, model_args, other, call_timeout, 0))
             except Exception:
                 continue
-            accepted = "no --tool-choice" if choice is None else f"--tool-choice {choice}"
             raise PreflightError(
-                f"the test request failed with --tool-choice {asked} ({problem}) and succeeds with {accepted}: "
-                "pass that instead"
+                f"the test request failed with --tool-choice {asked} ({problem}) and succeeds with "
+                f"{_choice_option(choice)}: pass that instead"
             ) from None
         raise PreflightError(_inspect_hint(model, model_args, problem)) from None
     check_reply(text, called)
